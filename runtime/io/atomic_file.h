@@ -1,0 +1,34 @@
+#pragma once
+// Writes a file so that readers see either the old file or the complete new one, never a part:
+// the bytes go to a temporary file beside the target ("PATH.tmp-XXXXXX"), which is renamed over
+// the target only on commit(). Without commit() (an error, an exception) the temporary is removed.
+// I/O failures throw InputError naming the target path.
+#include <cstddef>
+#include <string>
+
+namespace specd {
+
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::string path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(const void* data, size_t size);
+  void write(const std::string& bytes) { write(bytes.data(), bytes.size()); }
+  // Flushes to disk and renames the temporary over the target.
+  void commit();
+
+ private:
+  void discard() noexcept;
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace specd

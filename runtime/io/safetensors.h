@@ -1,0 +1,65 @@
+#pragma once
+// The safetensors format: 8-byte little-endian header length N, N bytes of JSON
+// {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {str: str}},
+// then the data buffer that the offsets index. Reading memory-maps the file; nothing is copied.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "io/dtype.h"
+
+namespace specd {
+
+// A tensor's bytes, row-major and little-endian. `data` points into a mapped file (or the caller's
+// memory when writing) and may be unaligned in files whose header length is not a multiple of 8.
+struct TensorView {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;  // [] is a scalar (one element)
+  const void* data = nullptr;
+  size_t nbytes = 0;
+};
+
+int64_t element_count(const std::vector<int64_t>& shape);
+std::string shape_string(const std::vector<int64_t>& shape);  // "[4096, 32000]"
+
+class SafetensorsFile {
+ public:
+  // Maps and validates the file; any malformation throws InputError "PATH: problem".
+  static SafetensorsFile open(const std::string& path);
+
+  SafetensorsFile(SafetensorsFile&& other) noexcept;
+  SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
+  SafetensorsFile(const SafetensorsFile&) = delete;
+  SafetensorsFile& operator=(const SafetensorsFile&) = delete;
+  ~SafetensorsFile();
+
+  const std::string& path() const { return path_; }
+  // Every tensor, in the order of their data in the file.
+  const std::vector<TensorView>& tensors() const { return tensors_; }
+  const TensorView* find(const std::string& name) const;  // nullptr when absent
+  const TensorView& get(const std::string& name) const;   // InputError naming file and tensor
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+
+ private:
+  SafetensorsFile() = default;
+  void release() noexcept;
+
+  std::string path_;
+  void* mapping_ = nullptr;
+  size_t mapping_size_ = 0;
+  std::vector<TensorView> tensors_;
+  std::unordered_map<std::string, size_t> index_;
+  std::map<std::string, std::string> metadata_;
+};
+
+// Writes the tensors in the given order with contiguous offsets, the header padded with spaces to
+// a multiple of 8 bytes as Hugging Face's writer does. Atomic: a temporary file renamed into place.
+// Duplicate names or nbytes that disagree with dtype and shape throw std::invalid_argument.
+void write_safetensors(const std::string& path, const std::vector<TensorView>& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace specd
