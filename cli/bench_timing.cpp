@@ -1,0 +1,64 @@
+#include "bench_timing.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "model/llama_model.h"
+
+namespace specd::cli {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+std::vector<double> time_forward(const LlamaModel& model, int64_t prefix, int64_t n, int repeats,
+                                 const std::function<void()>& on_repeat) {
+  at::InferenceMode guard;
+  KvCache cache = model.new_cache(prefix + n);
+  ForwardRequest fill;
+  for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back((i * 7919) % model.config().vocab_size);
+  fill.logits = LogitsWanted::None;
+  model.forward(cache, fill);
+
+  ForwardRequest step;
+  for (int64_t i = 0; i < n; ++i) step.tokens.push_back((i * 104729 + 17) % model.config().vocab_size);
+  auto run_once = [&] {
+    auto start = std::chrono::steady_clock::now();
+    auto logits = model.forward(cache, step).logits.to(at::kCPU);  // to CPU: waits for the device
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    cache.truncate(prefix);
+    return ms;
+  };
+  run_once();
+  // Each sample is the mean over enough forwards to fill ~50 ms, so timer noise does not dominate.
+  double first = run_once();
+  int inner = std::max(1, static_cast<int>(50.0 / std::max(first, 1e-3)));
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    double total = 0;
+    for (int i = 0; i < inner; ++i) total += run_once();
+    samples.push_back(total / inner);
+    on_repeat();
+  }
+  return samples;
+}
+
+BenchProgress::BenchProgress(int64_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+
+void BenchProgress::step(const std::string& what) {
+  ++finished_;
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double eta = finished_ ? elapsed / finished_ * (total_ - finished_) : 0;
+  std::fprintf(stderr, "\rbench: %s %lld/%lld, %.1f s elapsed, ETA %.0f s   ", what.c_str(), static_cast<long long>(finished_),
+               static_cast<long long>(total_), elapsed, eta);
+  std::fflush(stderr);
+}
+
+void BenchProgress::done() { std::fprintf(stderr, "\n"); }
+
+}  // namespace specd::cli

@@ -1,0 +1,34 @@
+#pragma once
+// Timing helpers for specd bench.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace specd {
+class LlamaModel;
+}
+
+namespace specd::cli {
+
+double median(std::vector<double> values);
+
+// `repeats` timings (ms) of one forward of n chain tokens with all logits on a cache holding
+// `prefix` tokens; the new rows are truncated away after each. Includes a warm-up forward.
+std::vector<double> time_forward(const LlamaModel& model, int64_t prefix, int64_t n, int repeats,
+                                 const std::function<void()>& on_repeat);
+
+// "bench: decode 3/20, 2.1 s elapsed, ETA 12 s" on stderr, rewritten in place.
+class BenchProgress {
+ public:
+  explicit BenchProgress(int64_t total);
+  void step(const std::string& what);
+  void done();
+
+ private:
+  int64_t total_, finished_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace specd::cli

@@ -1,0 +1,72 @@
+// specd generate: the continuation of one prompt by plain autoregressive decoding.
+#include <cstdio>
+#include <iostream>
+
+#include "decode/autoregressive.h"
+#include "decode/text_stream.h"
+#include "model/llama_model.h"
+#include "model_files.h"
+#include "options.h"
+#include "tokenizer/tokenizer.h"
+#include "util/error.h"
+#include "util/utf8.h"
+
+namespace specd::cli {
+
+int run_generate(const Args& args) {
+  std::string model_dir, prompt, prompt_file, tokenizer_path;
+  GenerateOptions options;
+  DeviceSpec device;
+  po::options_description desc("specd generate");
+  desc.add_options()
+      ("model", po::value(&model_dir)->required(), "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
+      ("tokenizer", po::value(&tokenizer_path), "tokenizer.json to use instead of the model directory's")
+      ("prompt", po::value(&prompt), "prompt text")
+      ("prompt-file", po::value(&prompt_file), "file holding the prompt text")
+      ("max-new-tokens", po::value(&options.max_new_tokens)->default_value(128), "most tokens to generate")
+      ("temperature", po::value(&options.sampling.temperature)->default_value(0.0), "0 is greedy")
+      ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
+      ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "keep the most likely tokens up to this mass (1: off)")
+      ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling");
+  add_device_options(desc, device);
+  po::variables_map vm;
+  if (!parse(args, desc, vm, "usage: specd generate --model DIR (--prompt TEXT | --prompt-file F) [options]")) return 0;
+
+  if (vm.count("prompt") == vm.count("prompt-file")) input_error("generate", "give exactly one of --prompt and --prompt-file");
+  std::string prompt_source = "--prompt";
+  if (vm.count("prompt-file")) {
+    prompt = read_file(prompt_file);
+    prompt_source = prompt_file;
+  }
+  if (!is_valid_utf8(prompt)) input_error(prompt_source, "is not valid UTF-8");
+  if (prompt.empty()) input_error(prompt_source, "is empty");
+  if (options.max_new_tokens < 1) input_error("--max-new-tokens", "must be at least 1");
+  validate(options.sampling);
+
+  ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
+  std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, /*add_special_tokens=*/true);
+  if (static_cast<int64_t>(prompt_ids.size()) >= files.model->context_length())
+    input_error(prompt_source, "is " + std::to_string(prompt_ids.size()) + " tokens; the model's context is " +
+                                   std::to_string(files.model->context_length()) + " tokens");
+  options.stop_tokens = files.stop_tokens;
+
+  TextStream stream(files.tokenizer, prompt_ids);
+  options.on_token = [&](int32_t token) {
+    std::string piece = stream.push(token);
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+  };
+  GenerateOutput out = generate_autoregressive(*files.model, prompt_ids, options);
+  std::string rest = stream.finish();
+  std::fwrite(rest.data(), 1, rest.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+
+  const GenerateStats& s = out.stats;
+  std::fprintf(stderr, "prompt tokens: %lld | new tokens: %lld%s | prefill: %.1f ms | decode: %.1f tokens/s (%.2f ms/token)\n",
+               static_cast<long long>(s.prompt_tokens), static_cast<long long>(s.new_tokens), s.stopped ? " (EOS)" : "",
+               s.prefill_ms, s.decode_tokens_per_s(), s.new_tokens > 1 ? s.decode_ms / (s.new_tokens - 1) : 0.0);
+  return 0;
+}
+
+}  // namespace specd::cli

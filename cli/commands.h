@@ -1,0 +1,15 @@
+#pragma once
+// One function per `specd` subcommand; args excludes "specd" and the subcommand name.
+#include <string>
+#include <vector>
+
+namespace specd::cli {
+
+using Args = std::vector<std::string>;
+
+int run_generate(const Args& args);
+int run_tokenize(const Args& args);
+int run_bench(const Args& args);
+int run_init_model(const Args& args);
+
+}  // namespace specd::cli

@@ -1,0 +1,37 @@
+#include "options.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace specd::cli {
+
+void add_device_options(po::options_description& options, DeviceSpec& device) {
+  options.add_options()
+      ("device", po::value(&device.name)->default_value("cpu"), "cpu, cuda or cuda:N")
+      ("threads", po::value(&device.threads)->default_value(0), "CPU math threads (0: one per core)");
+}
+
+bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage) {
+  po::options_description all(options);
+  all.add_options()("help,h", "show this help");
+  po::store(po::command_line_parser(args).options(all).run(), vm);
+  if (vm.count("help")) {
+    std::cout << usage << "\n" << all << "\n";
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) input_error(path, "cannot be read");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+}  // namespace specd::cli

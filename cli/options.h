@@ -1,0 +1,23 @@
+#pragma once
+// Option groups shared by the subcommands, and parsing with one-line errors.
+#include <boost/program_options.hpp>
+
+#include <string>
+
+#include "commands.h"
+#include "model/device.h"
+
+namespace specd::cli {
+
+namespace po = boost::program_options;
+
+// Adds --device and --threads.
+void add_device_options(po::options_description& options, DeviceSpec& device);
+
+// Parses args into `vm`; returns false (after printing usage to stdout) when --help was given.
+bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage);
+
+// The whole content of a file; InputError naming the file when it cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace specd::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Plain autoregressive decoding: the baseline every speculative method must match.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sampling/sampler.h"
+
+namespace specd {
+
+class LlamaModel;
+
+struct GenerateOptions {
+  int64_t max_new_tokens = 128;
+  SamplingParams sampling;
+  std::vector<int32_t> stop_tokens;              // usually the model's EOS ids
+  std::function<void(int32_t token)> on_token;  // called as each token is chosen
+};
+
+struct GenerateStats {
+  int64_t prompt_tokens = 0;
+  int64_t new_tokens = 0;
+  double prefill_ms = 0;  // prompt forward, up to the first new token's logits
+  double decode_ms = 0;   // from the first new token to the last (new_tokens - 1 forwards)
+  bool stopped = false;   // ended on a stop token
+  double decode_tokens_per_s() const { return decode_ms > 0 ? (new_tokens - 1) * 1000.0 / decode_ms : 0.0; }
+};
+
+struct GenerateOutput {
+  std::vector<int32_t> tokens;  // the new tokens, stop token included when there was one
+  GenerateStats stats;
+};
+
+// Throws InputError when the prompt is empty or leaves no room in the model's context.
+GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
+                                       const GenerateOptions& options);
+
+}  // namespace specd

@@ -1,0 +1,165 @@
+// The forward pass on specd's own CPU kernels: the same arithmetic as forward_aten (which tests
+// hold it to), without ATen's per-operation dispatch, which costs a small model a large share of
+// its time, and without BLAS, which is weak for the 1-64 rows that decoding multiplies.
+#include <ATen/ATen.h>
+
+#include <cstring>
+#include <vector>
+
+#include "model/cpu/matmul.h"
+#include "model/cpu/vector_math.h"
+#include "model/model_weights.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace specd {
+namespace {
+
+const float* data(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+// Scratch buffers reused across calls so that a decoding step allocates nothing.
+struct Workspace {
+  std::vector<float> x, normed, qkv, attended, gate_up, act, scores;
+  std::vector<uint8_t> visible;  // [n, n]: token i may attend to new token j
+};
+
+Workspace& workspace() {
+  thread_local Workspace ws;
+  return ws;
+}
+
+// Rotates the halves of each of `count` heads of one token (rotate_half convention).
+void rotate_heads(float* heads, int64_t count, int64_t head_dim, const float* cos, const float* sin) {
+  const int64_t half = head_dim / 2;
+  for (int64_t h = 0; h < count; ++h) {
+    float* a = heads + h * head_dim;
+    float* b = a + half;
+    for (int64_t i = 0; i < half; ++i) {
+      float x = a[i], y = b[i];
+      a[i] = x * cos[i] - y * sin[i];
+      b[i] = y * cos[i] + x * sin[i];
+    }
+  }
+}
+
+struct AttentionShape {
+  int64_t n, past, heads, kv_heads, head_dim, capacity, qkv_width;
+};
+
+// out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the cached prefix and the visible new tokens.
+void attend(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const uint8_t* visible,
+            float* out, std::vector<float>& scores, int threads) {
+  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
+  scores.resize(static_cast<size_t>(threads * total));
+#pragma omp parallel for num_threads(threads) collapse(2) schedule(static) if (threads > 1 && s.heads * s.n > 1)
+  for (int64_t h = 0; h < s.heads; ++h) {
+    for (int64_t i = 0; i < s.n; ++i) {
+#ifdef _OPENMP
+      float* score = scores.data() + omp_get_thread_num() * total;
+#else
+      float* score = scores.data();
+#endif
+      const float* q = qkv + i * s.qkv_width + h * s.head_dim;
+      const float* k = keys + (h / group) * s.capacity * s.head_dim;
+      const float* v = values + (h / group) * s.capacity * s.head_dim;
+      float max_score = -INFINITY;
+      int64_t count = 0;
+      // Visible keys are packed to the front of `score`; `index` recovers their rows below.
+      for (int64_t j = 0; j < total; ++j) {
+        if (j >= s.past && !visible[i * s.n + (j - s.past)]) continue;
+        float d = cpu::dot(q, k + j * s.head_dim, s.head_dim);
+        score[count++] = d;
+        max_score = std::max(max_score, d);
+      }
+      float inv_sum = 1.0f / cpu::exp_shifted_sum(score, count, max_score);
+      float* o = out + i * s.heads * s.head_dim + h * s.head_dim;
+      std::fill(o, o + s.head_dim, 0.0f);
+      int64_t c = 0;
+      for (int64_t j = 0; j < total; ++j) {
+        if (j >= s.past && !visible[i * s.n + (j - s.past)]) continue;
+        cpu::axpy(score[c++] * inv_sum, v + j * s.head_dim, o, s.head_dim);
+      }
+    }
+  }
+}
+
+at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
+  return at::from_blob(const_cast<float*>(x.data()), {rows, width}, at::TensorOptions().dtype(at::kFloat)).clone();
+}
+
+}  // namespace
+
+ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
+                                  const ForwardRequest& request, const ForwardPlan& plan, int threads) {
+  const int64_t n = plan.n, past = plan.past, hidden = cfg.hidden_size;
+  const int64_t heads = cfg.num_attention_heads, kv_heads = cfg.num_key_value_heads, head_dim = cfg.head_dim;
+  const int64_t qkv_width = (heads + 2 * kv_heads) * head_dim, inter = cfg.intermediate_size;
+  const float eps = static_cast<float>(cfg.rms_norm_eps);
+  Workspace& ws = workspace();
+  ws.x.resize(n * hidden);
+  ws.normed.resize(n * std::max(hidden, inter));
+  ws.qkv.resize(n * qkv_width);
+  ws.attended.resize(n * heads * head_dim);
+  ws.gate_up.resize(n * 2 * inter);
+  ws.act.resize(n * inter);
+  ws.visible.assign(static_cast<size_t>(n * n), 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i; j >= 0; j = plan.parents[j]) ws.visible[i * n + j] = 1;
+
+  const float* embed = data(weights.embed);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(&ws.x[i * hidden], embed + request.tokens[i] * hidden, hidden * sizeof(float));
+
+  ForwardResult result;
+  auto wants_hidden = [&](int layer) {
+    return std::find(request.hidden_layers.begin(), request.hidden_layers.end(), layer) != request.hidden_layers.end();
+  };
+  if (wants_hidden(0)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
+
+  const int64_t half = head_dim / 2;
+  const float* rope_cos = data(weights.rope_cos);
+  const float* rope_sin = data(weights.rope_sin);
+  const AttentionShape shape{n, past, heads, kv_heads, head_dim, cache.capacity(), qkv_width};
+  for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
+    const LayerWeights& w = weights.layers[l];
+    for (int64_t i = 0; i < n; ++i) cpu::rms_normalize(&ws.x[i * hidden], &ws.normed[i * hidden], hidden, eps);
+    cpu::matmul({ws.normed.data(), data(w.qkv), data(w.qkv_bias), ws.qkv.data(), n, hidden, qkv_width, false}, threads);
+
+    float* keys = cache.keys(l).data_ptr<float>();
+    float* values = cache.values(l).data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      float* row = &ws.qkv[i * qkv_width];
+      const int64_t pos = plan.positions[i];
+      rotate_heads(row, heads + kv_heads, head_dim, rope_cos + pos * half, rope_sin + pos * half);
+      for (int64_t g = 0; g < kv_heads; ++g) {
+        const int64_t slot = (g * cache.capacity() + past + i) * head_dim;
+        std::memcpy(keys + slot, row + (heads + g) * head_dim, head_dim * sizeof(float));
+        std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
+      }
+    }
+    attend(shape, ws.qkv.data(), keys, values, ws.visible.data(), ws.attended.data(), ws.scores, threads);
+    cpu::matmul({ws.attended.data(), data(w.o), data(w.o_bias), ws.x.data(), n, heads * head_dim, hidden, true}, threads);
+
+    for (int64_t i = 0; i < n; ++i) cpu::rms_normalize(&ws.x[i * hidden], &ws.normed[i * hidden], hidden, eps);
+    cpu::matmul({ws.normed.data(), data(w.gate_up), nullptr, ws.gate_up.data(), n, hidden, 2 * inter, false}, threads);
+    for (int64_t i = 0; i < n; ++i) {
+      const float* row = &ws.gate_up[i * 2 * inter];
+      cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
+    }
+    cpu::matmul({ws.act.data(), data(w.down), nullptr, ws.x.data(), n, inter, hidden, true}, threads);
+    if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
+  }
+
+  if (request.logits != LogitsWanted::None) {
+    const int64_t first = request.logits == LogitsWanted::All ? 0 : n - 1;
+    const int64_t rows = n - first;
+    for (int64_t i = 0; i < rows; ++i) cpu::rms_normalize(&ws.x[(first + i) * hidden], &ws.normed[i * hidden], hidden, eps);
+    result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
+    cpu::matmul({ws.normed.data(), data(weights.lm_head), nullptr, result.logits.data_ptr<float>(), rows, hidden, cfg.vocab_size, false},
+                threads);
+  }
+  return result;
+}
+
+}  // namespace specd

@@ -1,0 +1,102 @@
+#include "model/cpu/vector_math.h"
+
+#include <cmath>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define SPECD_HAVE_AVX2 1
+#endif
+
+namespace specd::cpu {
+namespace {
+
+#ifdef SPECD_HAVE_AVX2
+inline float horizontal_sum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// exp(x) for 8 lanes: x = k ln2 + r with |r| <= ln2/2, exp(r) by a degree-6 polynomial
+// (Cephes' expf coefficients, relative error ~2e-7), times 2^k built in the exponent bits. Inputs below -87 give 0.
+inline __m256 exp8(__m256 x) {
+  const __m256 lo = _mm256_set1_ps(-87.0f), hi = _mm256_set1_ps(88.0f);
+  x = _mm256_max_ps(_mm256_min_ps(x, hi), lo);
+  const __m256 log2e = _mm256_set1_ps(1.44269504088896341f);
+  __m256 k = _mm256_round_ps(_mm256_mul_ps(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // r = x - k ln2, with ln2 split in two for precision.
+  __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 r2 = _mm256_mul_ps(r, r);
+  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  __m256i exponent = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+#endif
+
+}  // namespace
+
+float dot(const float* a, const float* b, int64_t n) {
+  int64_t i = 0;
+  float sum = 0.0f;
+#ifdef SPECD_HAVE_AVX2
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+  }
+  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+  sum = horizontal_sum(_mm256_add_ps(acc0, acc1));
+#endif
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+void axpy(float alpha, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+float exp_shifted_sum(float* v, int64_t n, float shift) {
+  int64_t i = 0;
+  float sum = 0.0f;
+#ifdef SPECD_HAVE_AVX2
+  __m256 acc = _mm256_setzero_ps();
+  const __m256 s = _mm256_set1_ps(shift);
+  for (; i + 8 <= n; i += 8) {
+    __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(v + i), s));
+    _mm256_storeu_ps(v + i, e);
+    acc = _mm256_add_ps(acc, e);
+  }
+  sum = horizontal_sum(acc);
+#endif
+  for (; i < n; ++i) sum += v[i] = std::exp(v[i] - shift);
+  return sum;
+}
+
+void silu_mul(const float* gate, const float* up, float* out, int64_t n) {
+  int64_t i = 0;
+#ifdef SPECD_HAVE_AVX2
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  for (; i + 8 <= n; i += 8) {
+    __m256 g = _mm256_loadu_ps(gate + i);
+    __m256 sigmoid = _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_xor_ps(g, sign))));
+    _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_mul_ps(g, sigmoid), _mm256_loadu_ps(up + i)));
+  }
+#endif
+  for (; i < n; ++i) out[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void rms_normalize(const float* x, float* out, int64_t n, float eps) {
+  float scale = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + eps);
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * scale;
+}
+
+}  // namespace specd::cpu

@@ -1,0 +1,17 @@
+#pragma once
+// Small vectorised loops of the CPU forward pass (AVX2/FMA when the build has them).
+#include <cstdint>
+
+namespace specd::cpu {
+
+float dot(const float* a, const float* b, int64_t n);
+// y += alpha * x
+void axpy(float alpha, const float* x, float* y, int64_t n);
+// v[i] = exp(v[i] - shift); returns the sum of the results.
+float exp_shifted_sum(float* v, int64_t n, float shift);
+// out[i] = silu(gate[i]) * up[i]
+void silu_mul(const float* gate, const float* up, float* out, int64_t n);
+// out = x / sqrt(mean(x^2) + eps)
+void rms_normalize(const float* x, float* out, int64_t n, float eps);
+
+}  // namespace specd::cpu

@@ -1,0 +1,17 @@
+#pragma once
+// Where a model runs. Parsed from --device; nothing else in the runtime names a device.
+#include <string>
+
+namespace c10 { struct Device; }
+
+namespace specd {
+
+struct DeviceSpec {
+  std::string name = "cpu";  // "cpu", "cuda" or "cuda:N"
+  int threads = 0;           // CPU math threads; 0 = one per core
+};
+
+// Throws InputError when the device is unknown or this libtorch build cannot use it.
+c10::Device resolve_device(const DeviceSpec& spec);
+
+}  // namespace specd

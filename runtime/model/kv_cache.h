@@ -1,0 +1,38 @@
+#pragma once
+// Preallocated key/value rows for every layer. Rows [0, length) hold the committed prefix;
+// a forward writes its new tokens at [length, length + n) and advances length; a speculative
+// step then keeps one root-to-node path with commit_path and drops the other rows.
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace specd {
+
+class KvCache {
+ public:
+  KvCache() = default;
+  KvCache(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, const at::TensorOptions& options);
+
+  int64_t length() const { return length_; }
+  int64_t capacity() const { return capacity_; }
+
+  // Views of layer `layer`'s keys or values, shape [kv_heads, capacity, head_dim].
+  const at::Tensor& keys(int64_t layer) const { return keys_[layer]; }
+  const at::Tensor& values(int64_t layer) const { return values_[layer]; }
+
+  // Called by the model once all layers have written rows [length, length + n).
+  void advance(int64_t n);
+  // Drops rows from `new_length` on.
+  void truncate(int64_t new_length);
+  // Keeps rows base + path[0], base + path[1], ... (increasing offsets into the rows written after
+  // `base`), moved to base, base + 1, ...; everything after them is dropped.
+  void commit_path(int64_t base, const std::vector<int64_t>& path);
+
+ private:
+  std::vector<at::Tensor> keys_, values_;
+  int64_t capacity_ = 0;
+  int64_t length_ = 0;
+};
+
+}  // namespace specd

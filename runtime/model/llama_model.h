@@ -1,0 +1,79 @@
+#pragma once
+// A Llama-family decoder (Llama, Mistral, Qwen2) on libtorch. One forward takes new tokens with
+// their positions and, optionally, a tree over them; each new token attends to the cached prefix
+// and to its own ancestors. The same code runs on any device libtorch has.
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/model_config.h"
+#include "model/device.h"
+#include "model/kv_cache.h"
+
+namespace specd {
+
+enum class LogitsWanted { All, Last, None };
+
+struct ForwardRequest {
+  std::vector<int64_t> tokens;
+  // Absolute positions; empty means cache.length() + i (a chain continuing the prefix).
+  std::vector<int64_t> positions;
+  // Tree over the new tokens: parents[i] < i is the index of token i's parent in this batch, or -1
+  // when its parent is the last cached token. Empty means a chain (parents[i] = i - 1).
+  std::vector<int64_t> parents;
+  LogitsWanted logits = LogitsWanted::All;
+  // Hidden states to return (in increasing layer order), numbered as Hugging Face's hidden_states: 0 is the embedding output,
+  // l is the output of decoder layer l (before the final norm).
+  std::vector<int> hidden_layers;
+};
+
+struct ForwardResult {
+  at::Tensor logits;               // [n, vocab] float32: n = tokens, 1 or 0 by LogitsWanted
+  std::vector<at::Tensor> hidden;  // one [tokens, hidden] per requested layer
+};
+
+struct ModelWeights;
+
+class LlamaModel {
+ public:
+  // Loads a Hugging Face directory (config.json + model.safetensors or its sharded index),
+  // checking every tensor against the config. Throws InputError naming the file and problem.
+  static std::shared_ptr<LlamaModel> load(const std::string& dir, const DeviceSpec& device);
+  ~LlamaModel();
+
+  const ModelConfig& config() const { return config_; }
+  const std::string& dir() const { return dir_; }
+  c10::Device device() const { return device_; }
+  // Positions a sequence may use. With a sliding window (Mistral v0.1) we stop at the window, within
+  // which full attention is exact.
+  int64_t context_length() const;
+
+  // A cache for up to `capacity` positions (0: the model's context length).
+  KvCache new_cache(int64_t capacity = 0) const;
+
+  // Runs the new tokens on top of the cache, writes their keys and values at
+  // [cache.length(), cache.length() + n) and advances the cache by n.
+  ForwardResult forward(KvCache& cache, const ForwardRequest& request) const;
+
+  // On the CPU the forward runs on specd's own kernels by default; Aten selects the
+  // device-generic ATen implementation (what CUDA runs), e.g. to compare the two.
+  enum class Backend { CpuKernels, Aten };
+  void set_backend(Backend backend) { backend_ = backend; }
+
+ private:
+  LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads);
+  bool use_cpu_kernels() const;
+
+  std::string dir_;
+  ModelConfig config_;
+  c10::Device device_;
+  int threads_;
+  Backend backend_ = Backend::CpuKernels;
+  std::unique_ptr<ModelWeights> weights_;
+};
+
+}  // namespace specd

@@ -1,0 +1,56 @@
+#pragma once
+// Small random-weight checkpoints written by the tests themselves.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "io/model_config.h"
+#include "io/random_checkpoint.h"
+#include "model/llama_model.h"
+
+namespace specd::test {
+
+// A tiny Llama with grouped-query attention and non-trivial norm gains.
+inline ModelConfig tiny_config(const std::string& model_type = "llama") {
+  ModelConfig cfg;
+  cfg.model_type = model_type;
+  cfg.vocab_size = 301;
+  cfg.hidden_size = 64;
+  cfg.intermediate_size = 96;
+  cfg.num_hidden_layers = 3;
+  cfg.num_attention_heads = 4;
+  cfg.num_key_value_heads = 2;
+  cfg.head_dim = 16;
+  cfg.max_position_embeddings = 256;
+  cfg.rms_norm_eps = 1e-5;
+  cfg.rope_theta = 10000.0;
+  cfg.qkv_bias = model_type == "qwen2";
+  cfg.eos_token_ids = {300};
+  return cfg;
+}
+
+inline std::string fixture_dir(const std::string& name) {
+  auto dir = std::filesystem::path(SPECD_BINARY_DIR) / "test-fixtures" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// Weights ~ N(0, 0.2): large enough that attention is far from uniform, so that a wrong mask or
+// position shows up in the logits.
+inline std::string write_model(const std::string& name, const ModelConfig& cfg, DType dtype = DType::F32, uint64_t seed = 7,
+                               size_t max_shard_bytes = 0) {
+  std::string dir = fixture_dir(name);
+  RandomCheckpointOptions options;
+  options.dtype = dtype;
+  options.stddev = 0.2;
+  options.norm_gain_jitter = 0.2;
+  options.seed = seed;
+  options.max_shard_bytes = max_shard_bytes;
+  write_random_checkpoint(dir, cfg, options);
+  return dir;
+}
+
+inline std::shared_ptr<LlamaModel> load_model(const std::string& dir) { return LlamaModel::load(dir, DeviceSpec{"cpu", 1}); }
+
+}  // namespace specd::test

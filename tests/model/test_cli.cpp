@@ -1,0 +1,179 @@
+// The specd binary as a user meets it: a working generate and tokenize, and for each kind of bad
+// input one line naming the file or argument, exit code 2, and nothing on standard output.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "fixture_models.h"
+#include "io/safetensors.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace specd;
+
+namespace {
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+CliResult run_cli(const std::string& args, const std::string& stdin_path = "/dev/null") {
+  std::string base = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-run";
+  std::string command = std::string(SPECD_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err < " + stdin_path;
+  int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(base + ".out"), slurp(base + ".err")};
+}
+
+std::string tiny_tokenizer() { return std::string(SPECD_SOURCE_DIR) + "/tests/fixtures/tiny_byte_tokenizer.json"; }
+
+// A model directory with the tiny byte-level tokenizer (ids 0..300, EOS 300).
+std::string model_with_tokenizer(const std::string& name) {
+  std::string dir = test::write_model(name, test::tiny_config("llama"));
+  std::filesystem::copy_file(tiny_tokenizer(), dir + "/tokenizer.json");
+  return dir;
+}
+
+// Rewrites model.safetensors after `edit` changed its tensor list.
+void rewrite_weights(const std::string& dir, const std::function<void(std::vector<TensorView>&)>& edit) {
+  std::vector<TensorView> views;
+  std::vector<std::vector<uint8_t>> storage;
+  {
+    auto file = SafetensorsFile::open(dir + "/model.safetensors");
+    for (const auto& v : file.tensors()) {
+      storage.emplace_back(static_cast<const uint8_t*>(v.data), static_cast<const uint8_t*>(v.data) + v.nbytes);
+      views.push_back(v);
+      views.back().data = storage.back().data();
+    }
+  }
+  edit(views);
+  write_safetensors(dir + "/model.safetensors", views);
+}
+
+void require_one_line_error(const CliResult& r, const std::string& must_mention) {
+  CAPTURE(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find(must_mention) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("specd generate prints a continuation and a stats line", "[cli]") {
+  std::string dir = model_with_tokenizer("cli-generate");
+  CliResult r = run_cli("generate --model " + dir + " --prompt 'def the thing' --max-new-tokens 12");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(!r.out.empty());
+  CHECK(r.err.find("prompt tokens:") != std::string::npos);
+  CHECK(r.err.find("tokens/s") != std::string::npos);
+  // Greedy is deterministic.
+  CHECK(run_cli("generate --model " + dir + " --prompt 'def the thing' --max-new-tokens 12").out == r.out);
+}
+
+TEST_CASE("specd tokenize prints the tokenizer's ids, one line per line", "[cli]") {
+  std::string lines = std::string(SPECD_BINARY_DIR) + "/test-fixtures/lines.txt";
+  write_text(lines, "def the thing\nthe  quick\tfox<|endoftext|>\n\n");
+  CliResult r = run_cli("tokenize --tokenizer " + tiny_tokenizer(), lines);
+  REQUIRE(r.exit_code == 0);
+  Tokenizer tokenizer = Tokenizer::from_file(tiny_tokenizer());
+  std::string expected;
+  for (std::string line : {"def the thing", "the  quick\tfox<|endoftext|>", ""}) {
+    std::string ids;
+    for (int32_t id : tokenizer.encode(line)) ids += (ids.empty() ? "" : " ") + std::to_string(id);
+    expected += ids + "\n";
+  }
+  CHECK(r.out == expected);
+  CHECK(r.out.find("300") != std::string::npos);  // the special token kept whole
+  CliResult json = run_cli("tokenize --tokenizer " + tiny_tokenizer() + " --json --text 'the'");
+  CHECK(json.out.find("\"ids\"") != std::string::npos);
+}
+
+TEST_CASE("bad model files give one line naming the file, exit code 2", "[cli][errors]") {
+  SECTION("missing config.json") {
+    std::string dir = model_with_tokenizer("cli-no-config");
+    std::filesystem::remove(dir + "/config.json");
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "config.json");
+  }
+  SECTION("malformed config.json") {
+    std::string dir = model_with_tokenizer("cli-bad-config");
+    write_text(dir + "/config.json", "{\"model_type\": \"llama\", ");
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "config.json");
+  }
+  SECTION("unknown model_type") {
+    std::string dir = model_with_tokenizer("cli-gpt2");
+    std::string config = slurp(dir + "/config.json");
+    config.replace(config.find("\"llama\""), 7, "\"gpt2\"");
+    write_text(dir + "/config.json", config);
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "gpt2");
+  }
+  SECTION("truncated safetensors") {
+    std::string dir = model_with_tokenizer("cli-truncated");
+    std::string weights = slurp(dir + "/model.safetensors");
+    write_text(dir + "/model.safetensors", weights.substr(0, weights.size() / 2));
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "model.safetensors");
+  }
+  SECTION("a tensor of the wrong shape") {
+    std::string dir = model_with_tokenizer("cli-shape");
+    rewrite_weights(dir, [](std::vector<TensorView>& views) {
+      for (auto& v : views)
+        if (v.name == "model.layers.1.mlp.up_proj.weight") std::swap(v.shape[0], v.shape[1]);
+    });
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "model.layers.1.mlp.up_proj.weight");
+  }
+  SECTION("a tensor of the wrong dtype") {
+    std::string dir = model_with_tokenizer("cli-dtype");
+    rewrite_weights(dir, [](std::vector<TensorView>& views) {
+      for (auto& v : views)
+        if (v.name == "model.norm.weight") v.dtype = DType::I32;
+    });
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "model.norm.weight");
+  }
+  SECTION("a missing tensor") {
+    std::string dir = model_with_tokenizer("cli-missing-tensor");
+    rewrite_weights(dir, [](std::vector<TensorView>& views) {
+      views.erase(std::remove_if(views.begin(), views.end(), [](const TensorView& v) { return v.name == "model.layers.0.self_attn.k_proj.weight"; }),
+                  views.end());
+    });
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "model.layers.0.self_attn.k_proj.weight");
+  }
+  SECTION("a broken tokenizer.json") {
+    std::string dir = model_with_tokenizer("cli-bad-tokenizer");
+    write_text(dir + "/tokenizer.json", "{\"model\": {\"type\": \"WordLevel\"");
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt hi"), "tokenizer.json");
+  }
+}
+
+TEST_CASE("bad prompts and options give one line naming the argument, exit code 2", "[cli][errors]") {
+  std::string dir = model_with_tokenizer("cli-prompts");
+  SECTION("a prompt longer than the context") {
+    std::string file = dir + "/long-prompt.txt";
+    write_text(file, std::string(400, 'x') + " " + std::string(400, 'q'));
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt-file " + file), "context");
+  }
+  SECTION("invalid UTF-8 in the prompt") {
+    std::string file = dir + "/latin1.txt";
+    write_text(file, "caf\xE9 au lait");
+    require_one_line_error(run_cli("generate --model " + dir + " --prompt-file " + file), "UTF-8");
+  }
+  SECTION("a missing prompt file") { require_one_line_error(run_cli("generate --model " + dir + " --prompt-file /nonexistent/p.txt"), "/nonexistent/p.txt"); }
+  SECTION("an unknown device") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device tpu"), "--device"); }
+  SECTION("an out-of-range top-p") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --top-p 1.5"), "--top-p"); }
+  SECTION("an unknown option") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --beams 4"), "beams"); }
+  SECTION("an unknown command") {
+    CliResult r = run_cli("frobnicate");
+    CHECK(r.exit_code == 2);
+  }
+}

@@ -1,0 +1,185 @@
+// The forward pass against itself: incremental decoding with the KV cache must give the logits of
+// one full forward, and a tree forward must give, node by node, the logits of that node's
+// root-to-node chain.
+#include <ATen/ATen.h>
+#include <catch2/catch.hpp>
+
+#include "fixture_models.h"
+
+using namespace specd;
+
+namespace {
+
+std::vector<int64_t> some_tokens(int64_t n, int64_t vocab, int64_t seed) {
+  std::vector<int64_t> tokens;
+  for (int64_t i = 0; i < n; ++i) tokens.push_back((i * 131 + seed * 17 + 5) % vocab);
+  return tokens;
+}
+
+at::Tensor run(const LlamaModel& model, KvCache& cache, std::vector<int64_t> tokens, std::vector<int64_t> parents = {},
+               std::vector<int64_t> positions = {}) {
+  ForwardRequest request;
+  request.tokens = std::move(tokens);
+  request.parents = std::move(parents);
+  request.positions = std::move(positions);
+  return model.forward(cache, request).logits;
+}
+
+double max_abs_diff(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+ModelConfig with_rope(ModelConfig cfg, RopeScalingType type) {
+  cfg.rope_scaling.type = type;
+  cfg.rope_scaling.factor = 4.0;
+  cfg.rope_scaling.original_max_position_embeddings = 64;
+  cfg.rope_theta = 500000.0;
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("KV-incremental logits equal one full forward", "[model][oracle]") {
+  auto [name, cfg] = GENERATE(table<std::string, ModelConfig>({
+      {"llama-gqa", test::tiny_config("llama")},
+      {"qwen2-bias", test::tiny_config("qwen2")},
+      {"mistral", test::tiny_config("mistral")},
+      {"llama3-rope", with_rope(test::tiny_config("llama"), RopeScalingType::Llama3)},
+      {"linear-rope", with_rope(test::tiny_config("llama"), RopeScalingType::Linear)},
+  }));
+  auto backend = GENERATE(LlamaModel::Backend::CpuKernels, LlamaModel::Backend::Aten);
+  CAPTURE(name, static_cast<int>(backend));
+  auto model = test::load_model(test::write_model("incremental-" + name, cfg));
+  model->set_backend(backend);
+  at::InferenceMode guard;
+  const auto tokens = some_tokens(40, cfg.vocab_size, 1);
+
+  KvCache full_cache = model->new_cache();
+  at::Tensor full = run(*model, full_cache, tokens);
+  REQUIRE(full.sizes() == at::IntArrayRef{40, cfg.vocab_size});
+
+  // Prefill 9, then chunks of 1, 5, 1, 1, 8, ... as a decoder and a verifier would feed them.
+  KvCache cache = model->new_cache();
+  std::vector<at::Tensor> pieces;
+  size_t at_token = 0;
+  for (size_t chunk : {9, 1, 5, 1, 1, 8, 1, 14}) {
+    std::vector<int64_t> part(tokens.begin() + at_token, tokens.begin() + at_token + chunk);
+    pieces.push_back(run(*model, cache, part));
+    at_token += chunk;
+  }
+  REQUIRE(at_token == tokens.size());
+  CHECK(cache.length() == 40);
+  CHECK(max_abs_diff(at::cat(pieces), full) < 1e-4);
+  // The logits are not trivially alike: neighbouring positions differ.
+  CHECK(max_abs_diff(full[10], full[11]) > 1e-2);
+}
+
+TEST_CASE("a tree forward equals the chain forward of each root-to-node path", "[model][oracle]") {
+  auto cfg = test::tiny_config("qwen2");
+  auto model = test::load_model(test::write_model("tree", cfg));
+  auto backend = GENERATE(LlamaModel::Backend::CpuKernels, LlamaModel::Backend::Aten);
+  CAPTURE(static_cast<int>(backend));
+  model->set_backend(backend);
+  at::InferenceMode guard;
+  const auto prefix = some_tokens(11, cfg.vocab_size, 2);
+  // Two roots (children of the last cached token), branches, and a chain of depth 4.
+  const std::vector<int64_t> tree_tokens{12, 40, 77, 12, 90, 3, 55, 40, 8};
+  const std::vector<int64_t> parents{-1, 0, 0, 1, 1, 2, -1, 6, 3};
+
+  std::vector<int64_t> positions;
+  for (size_t i = 0; i < parents.size(); ++i) {
+    int64_t depth = 0;
+    for (int64_t j = static_cast<int64_t>(i); j >= 0; j = parents[j]) ++depth;
+    positions.push_back(static_cast<int64_t>(prefix.size()) + depth - 1);
+  }
+  KvCache cache = model->new_cache();
+  run(*model, cache, prefix);
+  ForwardRequest request;
+  request.tokens = tree_tokens;
+  request.parents = parents;
+  request.positions = positions;
+  request.hidden_layers = {0, 2};
+  ForwardResult tree = model->forward(cache, request);
+
+  for (size_t node = 0; node < tree_tokens.size(); ++node) {
+    CAPTURE(node);
+    std::vector<int64_t> path;
+    for (int64_t j = static_cast<int64_t>(node); j >= 0; j = parents[j]) path.insert(path.begin(), tree_tokens[j]);
+    KvCache chain_cache = model->new_cache();
+    run(*model, chain_cache, prefix);
+    ForwardRequest chain_request;
+    chain_request.tokens = path;
+    chain_request.hidden_layers = {0, 2};
+    ForwardResult chain = model->forward(chain_cache, chain_request);
+    CHECK(max_abs_diff(tree.logits[node], chain.logits[path.size() - 1]) < 1e-4);
+    CHECK(max_abs_diff(tree.hidden[1][node], chain.hidden[1][path.size() - 1]) < 1e-4);
+  }
+}
+
+TEST_CASE("committing a tree path leaves the cache AR decoding would hold", "[model][kv]") {
+  auto cfg = test::tiny_config("llama");
+  auto model = test::load_model(test::write_model("commit", cfg));
+  auto backend = GENERATE(LlamaModel::Backend::CpuKernels, LlamaModel::Backend::Aten);
+  CAPTURE(static_cast<int>(backend));
+  model->set_backend(backend);
+  at::InferenceMode guard;
+  const auto prefix = some_tokens(6, cfg.vocab_size, 3);
+  const std::vector<int64_t> tree_tokens{5, 6, 7, 8, 9, 10};
+  const std::vector<int64_t> parents{-1, 0, 0, 2, 3, 1};
+  const std::vector<int64_t> positions{6, 7, 7, 8, 9, 8};
+  const std::vector<int64_t> accepted{0, 2, 3, 4};  // tokens 5, 7, 8, 9
+
+  KvCache cache = model->new_cache();
+  run(*model, cache, prefix);
+  run(*model, cache, tree_tokens, parents, positions);
+  cache.commit_path(static_cast<int64_t>(prefix.size()), accepted);
+  REQUIRE(cache.length() == 10);
+
+  std::vector<int64_t> committed = prefix;
+  for (int64_t i : accepted) committed.push_back(tree_tokens[i]);
+  KvCache ar_cache = model->new_cache();
+  for (int64_t t : committed) run(*model, ar_cache, {t});
+  for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
+    CHECK(max_abs_diff(cache.keys(l).narrow(1, 0, 10), ar_cache.keys(l).narrow(1, 0, 10)) < 1e-5);
+    CHECK(max_abs_diff(cache.values(l).narrow(1, 0, 10), ar_cache.values(l).narrow(1, 0, 10)) < 1e-5);
+  }
+  // And decoding continues identically from either cache.
+  CHECK(max_abs_diff(run(*model, cache, {33}), run(*model, ar_cache, {33})) < 1e-4);
+}
+
+TEST_CASE("truncate drops rows so that a re-run gives the same logits", "[model][kv]") {
+  auto cfg = test::tiny_config("llama");
+  auto model = test::load_model(test::write_model("truncate", cfg));
+  auto backend = GENERATE(LlamaModel::Backend::CpuKernels, LlamaModel::Backend::Aten);
+  CAPTURE(static_cast<int>(backend));
+  model->set_backend(backend);
+  at::InferenceMode guard;
+  KvCache cache = model->new_cache();
+  run(*model, cache, some_tokens(10, cfg.vocab_size, 4));
+  at::Tensor first = run(*model, cache, {1, 2, 3});
+  run(*model, cache, {4, 5});
+  cache.truncate(10);
+  CHECK(max_abs_diff(run(*model, cache, {1, 2, 3}), first) < 1e-5);
+}
+
+TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes", "[model][oracle]") {
+  auto cfg = test::tiny_config("qwen2");
+  cfg.num_key_value_heads = 1;  // multi-query attention: every head shares one key/value head
+  auto model = test::load_model(test::write_model("backends", cfg));
+  at::InferenceMode guard;
+  auto run_with = [&](LlamaModel::Backend backend) {
+    model->set_backend(backend);
+    KvCache cache = model->new_cache();
+    run(*model, cache, some_tokens(30, cfg.vocab_size, 9));
+    ForwardRequest request;
+    request.tokens = {4, 8, 15, 16, 23, 42};
+    request.parents = {-1, 0, 0, 2, -1, 4};
+    request.positions = {30, 31, 31, 32, 30, 31};
+    request.hidden_layers = {1, 3};
+    return model->forward(cache, request);
+  };
+  ForwardResult kernels = run_with(LlamaModel::Backend::CpuKernels);
+  ForwardResult aten = run_with(LlamaModel::Backend::Aten);
+  CHECK(max_abs_diff(kernels.logits, aten.logits) < 1e-4);
+  REQUIRE(kernels.hidden.size() == 2);
+  CHECK(max_abs_diff(kernels.hidden[0], aten.hidden[0]) < 1e-5);
+  CHECK(max_abs_diff(kernels.hidden[1], aten.hidden[1]) < 1e-4);
+}
