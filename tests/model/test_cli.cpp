@@ -1,6 +1,7 @@
 // The specd binary as a user meets it: a working generate and tokenize, and for each kind of bad
 // input one line naming the file or argument, exit code 2, and nothing on standard output.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -30,7 +31,8 @@ std::string slurp(const std::string& path) {
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 CliResult run_cli(const std::string& args, const std::string& stdin_path = "/dev/null") {
-  std::string base = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-run";
+  // One output pair per process: ctest may run test cases in parallel.
+  std::string base = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-run-" + std::to_string(getpid());
   std::string command = std::string(SPECD_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err < " + stdin_path;
   int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(base + ".out"), slurp(base + ".err")};
