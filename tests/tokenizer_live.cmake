@@ -30,10 +30,13 @@ foreach(variant IN ITEMS mistral-metaspace-first mistral-metaspace-always-split 
   list(APPEND SPECD_LIVE_CASES "${variant}|${SPECD_LIVE_OUT_DIR}/${variant}.json|1")
 endforeach()
 
-# The small byte-level tokenizer of the test models, when it is there.
+# specd's own tokenizers, when they are there: the test models' and the demo pair's.
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/tiny_byte_tokenizer.json)
   list(APPEND SPECD_LIVE_CASES
     "tiny-byte|${CMAKE_CURRENT_SOURCE_DIR}/fixtures/tiny_byte_tokenizer.json|1")
+endif()
+if(EXISTS ${PROJECT_SOURCE_DIR}/data/tokenizer/tokenizer.json)
+  list(APPEND SPECD_LIVE_CASES "demo|${PROJECT_SOURCE_DIR}/data/tokenizer/tokenizer.json|1")
 endif()
 
 foreach(live_case IN LISTS SPECD_LIVE_CASES)
