@@ -11,7 +11,8 @@ namespace specd::cli {
 void add_device_options(po::options_description& options, DeviceSpec& device) {
   options.add_options()
       ("device", po::value(&device.name)->default_value("cpu"), "cpu, cuda or cuda:N")
-      ("threads", po::value(&device.threads)->default_value(0), "CPU math threads (0: one per core)");
+      ("threads", po::value(&device.threads)->default_value(0), "CPU math threads (0: one per core)")
+      ("aten", po::bool_switch(&device.aten_on_cpu), "on the CPU, run libtorch's ATen operations instead of specd's kernels");
 }
 
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage) {

@@ -9,6 +9,9 @@ namespace specd {
 struct DeviceSpec {
   std::string name = "cpu";  // "cpu", "cuda" or "cuda:N"
   int threads = 0;           // CPU math threads; 0 = one per core
+  // On the CPU, run the device-generic ATen forward instead of specd's own kernels
+  // (for comparisons; the kernels are faster).
+  bool aten_on_cpu = false;
 };
 
 // Throws InputError when the device is unknown or this libtorch build cannot use it.

@@ -9,8 +9,8 @@
 
 namespace specd {
 
-LlamaModel::LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads)
-    : dir_(std::move(dir)), config_(std::move(config)), device_(device), threads_(threads),
+LlamaModel::LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads, bool cpu_kernels)
+    : dir_(std::move(dir)), config_(std::move(config)), device_(device), threads_(threads), cpu_kernels_(cpu_kernels),
       weights_(std::make_unique<ModelWeights>()) {}
 
 LlamaModel::~LlamaModel() = default;
@@ -54,12 +54,10 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
     if (p < 0 || p >= context_length()) throw std::logic_error("forward: position outside the context");
 
   at::InferenceMode guard;
-  ForwardResult result = use_cpu_kernels() ? forward_cpu_kernels(config_, *weights_, cache, request, plan, threads_)
+  ForwardResult result = cpu_kernels_ ? forward_cpu_kernels(config_, *weights_, cache, request, plan, threads_)
                                            : forward_aten(config_, *weights_, cache, request, plan);
   cache.advance(n);
   return result;
 }
-
-bool LlamaModel::use_cpu_kernels() const { return device_.is_cpu() && backend_ == Backend::CpuKernels; }
 
 }  // namespace specd

@@ -59,20 +59,17 @@ class LlamaModel {
   // [cache.length(), cache.length() + n) and advances the cache by n.
   ForwardResult forward(KvCache& cache, const ForwardRequest& request) const;
 
-  // On the CPU the forward runs on specd's own kernels by default; Aten selects the
-  // device-generic ATen implementation (what CUDA runs), e.g. to compare the two.
-  enum class Backend { CpuKernels, Aten };
-  void set_backend(Backend backend) { backend_ = backend; }
+  // True when forward runs on specd's CPU kernels, false for the ATen forward.
+  bool uses_cpu_kernels() const { return cpu_kernels_; }
 
  private:
-  LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads);
-  bool use_cpu_kernels() const;
+  LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads, bool cpu_kernels);
 
   std::string dir_;
   ModelConfig config_;
   c10::Device device_;
   int threads_;
-  Backend backend_ = Backend::CpuKernels;
+  bool cpu_kernels_;
   std::unique_ptr<ModelWeights> weights_;
 };
 

@@ -13,8 +13,10 @@
 namespace specd {
 
 struct ModelWeights {
+  bool folded = true;   // see LayerWeights
   at::Tensor embed;     // [vocab, hidden]
-  at::Tensor lm_head;   // [vocab, hidden], final norm gain folded in
+  at::Tensor lm_head;   // [vocab, hidden] (the embedding itself when tied and not folded)
+  at::Tensor final_gain;  // [hidden] float32; undefined when folded into lm_head
   at::Tensor rope_cos;  // [positions, head_dim / 2]
   at::Tensor rope_sin;
   std::vector<LayerWeights> layers;

@@ -51,6 +51,12 @@ inline std::string write_model(const std::string& name, const ModelConfig& cfg, 
   return dir;
 }
 
-inline std::shared_ptr<LlamaModel> load_model(const std::string& dir) { return LlamaModel::load(dir, DeviceSpec{"cpu", 1}); }
+// aten: the device-generic ATen forward instead of the CPU kernels.
+inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten = false, int threads = 1) {
+  DeviceSpec device;
+  device.threads = threads;
+  device.aten_on_cpu = aten;
+  return LlamaModel::load(dir, device);
+}
 
 }  // namespace specd::test

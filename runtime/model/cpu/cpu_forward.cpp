@@ -3,6 +3,7 @@
 // its time, and without BLAS, which is weak for the 1-64 rows that decoding multiplies.
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -18,6 +19,29 @@ namespace specd {
 namespace {
 
 const float* data(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
+cpu::WeightType weight_type(const at::Tensor& t) {
+  switch (t.scalar_type()) {
+    case at::kFloat: return cpu::WeightType::F32;
+    case at::kBFloat16: return cpu::WeightType::BF16;
+    case at::kHalf: return cpu::WeightType::F16;
+    default: throw std::logic_error("CPU kernels: unsupported weight dtype");
+  }
+}
+
+// y (+)= x W^T (+ bias) with W a weight tensor of any supported dtype.
+void project(const float* x, int64_t rows, const at::Tensor& w, const at::Tensor& bias, float* y, bool accumulate, int threads) {
+  cpu::matmul({x, w.data_ptr(), weight_type(w), data(bias), y, rows, w.size(1), w.size(0), accumulate}, threads);
+}
+
+// normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
+void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const at::Tensor& gain, float eps) {
+  const float* g = data(gain);
+  for (int64_t i = 0; i < rows; ++i) {
+    cpu::rms_normalize(x + i * width, normed + i * width, width, eps);
+    for (int64_t j = 0; j < width; ++j) normed[i * width + j] *= g[j];
+  }
+}
 
 // Scratch buffers reused across calls so that a decoding step allocates nothing.
 struct Workspace {
@@ -46,6 +70,7 @@ void rotate_heads(float* heads, int64_t count, int64_t head_dim, const float* co
 
 struct AttentionShape {
   int64_t n, past, heads, kv_heads, head_dim, capacity, qkv_width;
+  float scale;  // 1/sqrt(head_dim)
 };
 
 // out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the cached prefix and the visible new tokens.
@@ -69,7 +94,7 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
       // Visible keys are packed to the front of `score`; `index` recovers their rows below.
       for (int64_t j = 0; j < total; ++j) {
         if (j >= s.past && !visible[i * s.n + (j - s.past)]) continue;
-        float d = cpu::dot(q, k + j * s.head_dim, s.head_dim);
+        float d = cpu::dot(q, k + j * s.head_dim, s.head_dim) * s.scale;
         score[count++] = d;
         max_score = std::max(max_score, d);
       }
@@ -108,8 +133,9 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i; j >= 0; j = plan.parents[j]) ws.visible[i * n + j] = 1;
 
-  const float* embed = data(weights.embed);
-  for (int64_t i = 0; i < n; ++i) std::memcpy(&ws.x[i * hidden], embed + request.tokens[i] * hidden, hidden * sizeof(float));
+  if (weights.folded) throw std::logic_error("CPU kernels need unfolded weights");
+  for (int64_t i = 0; i < n; ++i)
+    cpu::widen_row(weights.embed.data_ptr(), weight_type(weights.embed), request.tokens[i], hidden, &ws.x[i * hidden]);
 
   ForwardResult result;
   auto wants_hidden = [&](int layer) {
@@ -120,11 +146,12 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const int64_t half = head_dim / 2;
   const float* rope_cos = data(weights.rope_cos);
   const float* rope_sin = data(weights.rope_sin);
-  const AttentionShape shape{n, past, heads, kv_heads, head_dim, cache.capacity(), qkv_width};
+  const AttentionShape shape{n, past, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
+                             1.0f / std::sqrt(static_cast<float>(head_dim))};
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
-    for (int64_t i = 0; i < n; ++i) cpu::rms_normalize(&ws.x[i * hidden], &ws.normed[i * hidden], hidden, eps);
-    cpu::matmul({ws.normed.data(), data(w.qkv), data(w.qkv_bias), ws.qkv.data(), n, hidden, qkv_width, false}, threads);
+    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
+    project(ws.normed.data(), n, w.qkv, w.qkv_bias, ws.qkv.data(), false, threads);
 
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();
@@ -139,25 +166,24 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
       }
     }
     attend(shape, ws.qkv.data(), keys, values, ws.visible.data(), ws.attended.data(), ws.scores, threads);
-    cpu::matmul({ws.attended.data(), data(w.o), data(w.o_bias), ws.x.data(), n, heads * head_dim, hidden, true}, threads);
+    project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
-    for (int64_t i = 0; i < n; ++i) cpu::rms_normalize(&ws.x[i * hidden], &ws.normed[i * hidden], hidden, eps);
-    cpu::matmul({ws.normed.data(), data(w.gate_up), nullptr, ws.gate_up.data(), n, hidden, 2 * inter, false}, threads);
+    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
+    project(ws.normed.data(), n, w.gate_up, {}, ws.gate_up.data(), false, threads);
     for (int64_t i = 0; i < n; ++i) {
       const float* row = &ws.gate_up[i * 2 * inter];
       cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
     }
-    cpu::matmul({ws.act.data(), data(w.down), nullptr, ws.x.data(), n, inter, hidden, true}, threads);
+    project(ws.act.data(), n, w.down, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
 
   if (request.logits != LogitsWanted::None) {
     const int64_t first = request.logits == LogitsWanted::All ? 0 : n - 1;
     const int64_t rows = n - first;
-    for (int64_t i = 0; i < rows; ++i) cpu::rms_normalize(&ws.x[(first + i) * hidden], &ws.normed[i * hidden], hidden, eps);
+    normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps);
     result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
-    cpu::matmul({ws.normed.data(), data(weights.lm_head), nullptr, result.logits.data_ptr<float>(), rows, hidden, cfg.vocab_size, false},
-                threads);
+    project(ws.normed.data(), rows, weights.lm_head, {}, result.logits.data_ptr<float>(), false, threads);
   }
   return result;
 }
