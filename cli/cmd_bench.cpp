@@ -50,7 +50,7 @@ int run_bench(const Args& args) {
   DeviceSpec device;
   po::options_description desc("specd bench");
   desc.add_options()
-      ("model", po::value(&model_dir)->required(), "Hugging Face model directory")
+      ("model", po::value(&model_dir)->default_value(default_model_dir()), "Hugging Face model directory")
       ("prompt-lengths", po::value(&prompt_lengths)->multitoken(), "prompt lengths in tokens for the decode runs")
       ("new-tokens", po::value(&new_tokens)->default_value(64), "tokens decoded per run (EOS ignored)")
       ("forward-sizes", po::value(&forward_sizes)->multitoken(), "new-token counts whose forward cost is measured")

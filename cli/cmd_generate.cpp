@@ -19,7 +19,7 @@ int run_generate(const Args& args) {
   DeviceSpec device;
   po::options_description desc("specd generate");
   desc.add_options()
-      ("model", po::value(&model_dir)->required(), "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
+      ("model", po::value(&model_dir)->default_value(default_model_dir()), "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
       ("tokenizer", po::value(&tokenizer_path), "tokenizer.json to use instead of the model directory's")
       ("prompt", po::value(&prompt), "prompt text")
       ("prompt-file", po::value(&prompt_file), "file holding the prompt text")

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -26,6 +27,13 @@ bool parse(const Args& args, const po::options_description& options, po::variabl
   po::notify(vm);
   return true;
 }
+
+std::string data_dir() {
+  const char* overridden = std::getenv("SPECD_DATA");
+  return overridden && *overridden ? overridden : SPECD_DATA_DIR;
+}
+
+std::string default_model_dir() { return data_dir() + "/models/demo-target"; }
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

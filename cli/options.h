@@ -17,6 +17,11 @@ void add_device_options(po::options_description& options, DeviceSpec& device);
 // Parses args into `vm`; returns false (after printing usage to stdout) when --help was given.
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage);
 
+// $SPECD_DATA, or the data/ directory of the source tree this binary was built from.
+std::string data_dir();
+// The demo target model (data/models/demo-target), used when a command names no --model.
+std::string default_model_dir();
+
 // The whole content of a file; InputError naming the file when it cannot be read.
 std::string read_file(const std::string& path);
 
