@@ -10,11 +10,13 @@
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 #include "util/utf8.h"
+#include "workload/workload.h"
 
 namespace specd::cli {
 
 int run_generate(const Args& args) {
-  std::string model_dir, prompt, prompt_file, tokenizer_path;
+  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file;
+  int64_t prompt_index = 0;
   GenerateOptions options;
   DeviceSpec device;
   po::options_description desc("specd generate");
@@ -23,6 +25,8 @@ int run_generate(const Args& args) {
       ("tokenizer", po::value(&tokenizer_path), "tokenizer.json to use instead of the model directory's")
       ("prompt", po::value(&prompt), "prompt text")
       ("prompt-file", po::value(&prompt_file), "file holding the prompt text")
+      ("workload", po::value(&workload_file), "a workload .jsonl file to take the prompt from (its first turn)")
+      ("prompt-index", po::value(&prompt_index)->default_value(0), "which prompt of --workload (0-based)")
       ("max-new-tokens", po::value(&options.max_new_tokens)->default_value(128), "most tokens to generate")
       ("temperature", po::value(&options.sampling.temperature)->default_value(0.0), "0 is greedy")
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
@@ -30,13 +34,23 @@ int run_generate(const Args& args) {
       ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling");
   add_device_options(desc, device);
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd generate --model DIR (--prompt TEXT | --prompt-file F) [options]")) return 0;
+  if (!parse(args, desc, vm, "usage: specd generate [--model DIR] (--prompt TEXT | --prompt-file F | --workload F [--prompt-index I]) [options]")) return 0;
 
-  if (vm.count("prompt") == vm.count("prompt-file")) input_error("generate", "give exactly one of --prompt and --prompt-file");
+  if (vm.count("prompt") + vm.count("prompt-file") + vm.count("workload") != 1)
+    input_error("generate", "give exactly one of --prompt, --prompt-file and --workload");
   std::string prompt_source = "--prompt";
   if (vm.count("prompt-file")) {
     prompt = read_file(prompt_file);
     prompt_source = prompt_file;
+  }
+  if (vm.count("workload")) {
+    std::vector<WorkloadItem> items = read_workload(workload_file);
+    if (prompt_index < 0 || prompt_index >= static_cast<int64_t>(items.size()))
+      input_error("--prompt-index", "must be in [0, " + std::to_string(items.size()) + ") for " + workload_file);
+    prompt = items[prompt_index].turns.front();
+    prompt_source = workload_file + " prompt " + items[prompt_index].id;
+    std::fprintf(stderr, "prompt %s (%s, %s):\n%s\n---\n", items[prompt_index].id.c_str(), items[prompt_index].category.c_str(),
+                 items[prompt_index].source.c_str(), prompt.c_str());
   }
   if (!is_valid_utf8(prompt)) input_error(prompt_source, "is not valid UTF-8");
   if (prompt.empty()) input_error(prompt_source, "is empty");

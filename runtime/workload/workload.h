@@ -1,0 +1,21 @@
+#pragma once
+// Workload files (data/workloads/*.jsonl): one prompt per line, as
+// {"id", "category", "prompt" | "turns": [...], "max_new_tokens", "source", "license"}.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace specd {
+
+struct WorkloadItem {
+  std::string id;
+  std::string category;
+  std::vector<std::string> turns;  // a single prompt is one turn
+  int64_t max_new_tokens = 0;
+  std::string source, license;
+};
+
+// Throws InputError "PATH:LINE: problem" for an unreadable file or a malformed line.
+std::vector<WorkloadItem> read_workload(const std::string& path);
+
+}  // namespace specd

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets up, builds and shows specd on the demo pair: the target continuing a prompt from the
+# workload suite, then specd bench on the target and on the draft.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+specd=build/cli/specd
+target=data/models/demo-target
+draft=data/models/demo-draft
+
+echo
+echo "== specd generate (demo target, greedy, a code-editing prompt from data/workloads) =="
+"$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96
+echo
+echo "== specd generate (sampling: T=0.8, top-p 0.95, seed 1, a QA prompt) =="
+"$specd" generate --model "$target" --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64 \
+  --temperature 0.8 --top-p 0.95 --seed 1
+echo
+echo "== specd bench (demo target) =="
+"$specd" bench --model "$target" --repeats 5
+echo
+echo "== specd bench (demo draft) =="
+"$specd" bench --model "$draft" --repeats 5
