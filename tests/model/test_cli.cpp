@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ATen/Context.h>
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -172,6 +173,14 @@ TEST_CASE("bad prompts and options give one line naming the argument, exit code 
   }
   SECTION("a missing prompt file") { require_one_line_error(run_cli("generate --model " + dir + " --prompt-file /nonexistent/p.txt"), "/nonexistent/p.txt"); }
   SECTION("an unknown device") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device tpu"), "--device"); }
+  SECTION("CUDA on a libtorch build without it") {
+    if (!at::hasCUDA()) require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device cuda"), "--device");
+  }
+  SECTION("a workload index out of range") {
+    std::string file = dir + "/w.jsonl";
+    write_text(file, "{\"id\": \"a\", \"category\": \"qa\", \"prompt\": \"p\", \"max_new_tokens\": 8}\n");
+    require_one_line_error(run_cli("generate --model " + dir + " --workload " + file + " --prompt-index 3"), "--prompt-index");
+  }
   SECTION("an out-of-range top-p") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --top-p 1.5"), "--top-p"); }
   SECTION("an unknown option") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --beams 4"), "beams"); }
   SECTION("an unknown command") {
