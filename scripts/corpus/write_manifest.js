@@ -45,17 +45,18 @@ function buildManifest(build) {
   };
 }
 
-// Flat "key = value" lines so that differences can be listed one by one.
-function flatten(value, prefix, out) {
-  if (value !== null && typeof value === 'object') {
-    for (const key of Object.keys(value)) {
-      const name = Array.isArray(value)
-        ? `${prefix}[${value[key].package ? value[key].package + ':' + (value[key].file || '') : key}]`
-        : prefix ? `${prefix}.${key}` : key;
-      flatten(value[key], name, out);
+// One entry per package file, per split and per other field, so that differences are listed one
+// by one.
+function entries(manifest) {
+  const out = new Map();
+  for (const [key, value] of Object.entries(manifest)) {
+    if (Array.isArray(value)) {
+      for (const item of value) out.set(`${key}[${item.package} ${item.file}]`, JSON.stringify(item));
+    } else if (key === 'splits') {
+      for (const [name, split] of Object.entries(value)) out.set(`splits.${name}`, JSON.stringify(split));
+    } else {
+      out.set(key, JSON.stringify(value));
     }
-  } else {
-    out.set(prefix, JSON.stringify(value));
   }
   return out;
 }
@@ -74,8 +75,8 @@ function main() {
     process.stderr.write(`write_manifest: WARNING: no ${committedPath} to compare with\n`);
     return;
   }
-  const want = flatten(JSON.parse(fs.readFileSync(committedPath, 'utf8')), '', new Map());
-  const got = flatten(manifest, '', new Map());
+  const want = entries(JSON.parse(fs.readFileSync(committedPath, 'utf8')));
+  const got = entries(manifest);
   const differences = [];
   for (const key of new Set([...want.keys(), ...got.keys()])) {
     if (want.get(key) !== got.get(key)) {
