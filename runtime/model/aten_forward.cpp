@@ -42,18 +42,17 @@ void apply_rope(at::Tensor heads, const at::Tensor& cos, const at::Tensor& sin) 
   a.copy_(new_a);
 }
 
-// Additive mask over the new tokens only ([n, n]): 0 where token i may see token j (j is i or an
-// ancestor of i), -inf elsewhere. Every new token sees the whole cached prefix, so that part
-// needs no mask. Undefined when there is nothing to mask (one token).
+// Additive mask over the rows after the shared prefix ([n, span]): 0 where new token i sees the
+// row, -inf elsewhere. Undefined when there is nothing to mask (one token on a plain prefix).
 at::Tensor attention_mask(const ForwardPlan& plan, c10::Device device) {
-  const int64_t n = plan.n;
+  const int64_t n = plan.n, span = plan.span();
   const float hidden = -std::numeric_limits<float>::infinity();
-  if (n == 1) return {};
-  if (plan.chain) return at::full({n, n}, hidden, at::TensorOptions().device(device)).triu_(1);
-  std::vector<float> mask(static_cast<size_t>(n * n), hidden);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = i; j >= 0; j = plan.parents[j]) mask[i * n + j] = 0.0f;
-  return at::from_blob(mask.data(), {n, n}, at::TensorOptions().dtype(at::kFloat)).to(device, false, true);
+  if (n == 1 && plan.shared == plan.past) return {};
+  if (plan.causal) return at::full({n, n}, hidden, at::TensorOptions().device(device)).triu_(1);
+  std::vector<float> mask(static_cast<size_t>(n * span), hidden);
+  for (int64_t k = 0; k < n * span; ++k)
+    if (plan.visible[k]) mask[k] = 0.0f;
+  return at::from_blob(mask.data(), {n, span}, at::TensorOptions().dtype(at::kFloat)).to(device, false, true);
 }
 
 }  // namespace
@@ -93,7 +92,7 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
     at::Tensor q_grouped = n == 1 ? q.view({kv_heads, group, head_dim})
                                   : q.reshape({n, kv_heads, group, head_dim}).permute({1, 2, 0, 3}).reshape({kv_heads, group * n, head_dim});
     at::Tensor scores = at::bmm(q_grouped, keys.narrow(1, 0, past + n).transpose(1, 2));  // [kv, group*n, past+n]
-    if (mask.defined()) scores.view({kv_heads, group, n, past + n}).narrow(3, past, n).add_(mask);
+    if (mask.defined()) scores.view({kv_heads, group, n, past + n}).narrow(3, plan.shared, plan.span()).add_(mask);
     at::Tensor attended = at::bmm(at::softmax(scores, -1), values.narrow(1, 0, past + n));  // [kv, group*n, head_dim]
     at::Tensor merged = n == 1 ? attended.view({1, heads * head_dim})
                                : attended.view({kv_heads, group, n, head_dim}).permute({2, 0, 1, 3}).reshape({n, heads * head_dim});

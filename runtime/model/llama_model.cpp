@@ -26,6 +26,44 @@ KvCache LlamaModel::new_cache(int64_t capacity) const {
                  at::TensorOptions().dtype(at::kFloat).device(device_));
 }
 
+namespace {
+
+// Who sees whom: every new token sees the shared rows, itself and its ancestors (walking parent
+// rows up to the shared prefix).
+void plan_visibility(const ForwardRequest& request, ForwardPlan& plan) {
+  const int64_t n = plan.n, past = plan.past;
+  const bool continued = request.tree_base >= 0;
+  plan.shared = continued ? request.tree_base : past;
+  if (plan.shared > past) throw std::logic_error("forward: tree_base beyond the cache");
+  if (continued && static_cast<int64_t>(request.cached_parents.size()) != past - plan.shared)
+    throw std::logic_error("forward: cached_parents must cover rows [tree_base, cache length)");
+  if (!request.parents.empty() && static_cast<int64_t>(request.parents.size()) != n)
+    throw std::logic_error("forward: parents size != tokens size");
+  if (continued && request.parents.empty()) throw std::logic_error("forward: tree_base needs parents");
+
+  // parent_row(r) for rows r in [shared, past + n): an absolute row, or -1.
+  auto parent_row = [&](int64_t row) -> int64_t {
+    if (row < past) return request.cached_parents[row - plan.shared];
+    int64_t i = row - past;
+    if (request.parents.empty()) return i == 0 ? -1 : row - 1;
+    int64_t p = request.parents[i];
+    if (continued) return p;
+    return p == -1 ? -1 : past + p;
+  };
+  plan.causal = !continued;
+  for (int64_t row = plan.shared; row < past + n; ++row) {
+    int64_t p = parent_row(row);
+    if (p != -1 && (p < plan.shared || p >= row)) throw std::logic_error("forward: a parent must be an earlier tree row");
+    if (row >= past) plan.causal = plan.causal && p == (row == past ? -1 : row - 1);
+  }
+  const int64_t span = plan.span();
+  plan.visible.assign(static_cast<size_t>(n * span), 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t row = past + i; row != -1; row = parent_row(row)) plan.visible[i * span + (row - plan.shared)] = 1;
+}
+
+}  // namespace
+
 ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request) const {
   ForwardPlan plan;
   plan.n = static_cast<int64_t>(request.tokens.size());
@@ -35,16 +73,7 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
   if (plan.past + n > cache.capacity()) throw std::logic_error("LlamaModel::forward: KV cache full");
   for (int64_t t : request.tokens)
     if (t < 0 || t >= config_.vocab_size) throw std::logic_error("LlamaModel::forward: token id outside the vocabulary");
-  if (request.parents.empty()) {
-    for (int64_t i = 0; i < n; ++i) plan.parents.push_back(i - 1);
-  } else {
-    if (static_cast<int64_t>(request.parents.size()) != n) throw std::logic_error("forward: parents size != tokens size");
-    plan.parents = request.parents;
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    if (plan.parents[i] >= i || plan.parents[i] < -1) throw std::logic_error("forward: parents[i] must be in [-1, i)");
-    plan.chain = plan.chain && plan.parents[i] == i - 1;
-  }
+  plan_visibility(request, plan);
   plan.positions = request.positions;
   if (plan.positions.empty()) {
     for (int64_t i = 0; i < n; ++i) plan.positions.push_back(plan.past + i);

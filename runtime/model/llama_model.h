@@ -25,6 +25,13 @@ struct ForwardRequest {
   // Tree over the new tokens: parents[i] < i is the index of token i's parent in this batch, or -1
   // when its parent is the last cached token. Empty means a chain (parents[i] = i - 1).
   std::vector<int64_t> parents;
+  // A tree continued across forwards (a drafter expanding a tree level by level): when
+  // tree_base >= 0, cache rows [tree_base, cache.length()) are earlier nodes of the tree, every
+  // new token sees rows [0, tree_base) and then only its ancestors, and `parents` holds cache rows
+  // instead of batch indices (new token i is row cache.length() + i; -1: hangs off the prefix).
+  // cached_parents[r - tree_base] is the parent row of cached tree row r, or -1.
+  int64_t tree_base = -1;
+  std::vector<int64_t> cached_parents;
   LogitsWanted logits = LogitsWanted::All;
   // Hidden states to return (in increasing layer order), numbered as Hugging Face's hidden_states: 0 is the embedding output,
   // l is the output of decoder layer l (before the final norm).

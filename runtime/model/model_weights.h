@@ -22,13 +22,16 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
 };
 
-// A forward call after validation: positions filled in, and parents given even for a chain.
+// A forward call after validation: positions filled in, and who sees whom.
 struct ForwardPlan {
-  int64_t n = 0;     // new tokens
-  int64_t past = 0;  // cached tokens before them
-  bool chain = true; // parents[i] == i - 1 for all i
+  int64_t n = 0;       // new tokens
+  int64_t past = 0;    // cached rows before them
+  int64_t shared = 0;  // rows [0, shared) are seen by every new token
+  bool causal = true;  // a plain chain: shared == past and each token sees all before it
   std::vector<int64_t> positions;
-  std::vector<int64_t> parents;
+  // visible[i * span + c]: new token i sees row shared + c, where span = past + n - shared.
+  std::vector<uint8_t> visible;
+  int64_t span() const { return past + n - shared; }
 };
 
 ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,

@@ -183,3 +183,40 @@ TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes
   CHECK(max_abs_diff(kernels.hidden[0], aten.hidden[0]) < 1e-4);
   CHECK(max_abs_diff(kernels.hidden[1], aten.hidden[1]) < 1e-4);
 }
+
+TEST_CASE("a tree continued across forwards equals the chain forward of each path", "[model][oracle]") {
+  auto cfg = test::tiny_config("llama");
+  bool aten = GENERATE(false, true);
+  CAPTURE(aten);
+  auto model = test::load_model(test::write_model("tree-levels", cfg), aten);
+  at::InferenceMode guard;
+  const auto prefix = some_tokens(9, cfg.vocab_size, 5);
+  const int64_t base = static_cast<int64_t>(prefix.size());
+  KvCache cache = model->new_cache();
+  run(*model, cache, prefix);
+
+  // Level 1: two alternatives for the next token (rows base, base + 1).
+  ForwardRequest level1;
+  level1.tokens = {21, 34};
+  level1.parents = {-1, -1};
+  level1.positions = {base, base};
+  level1.tree_base = base;
+  model->forward(cache, level1);
+  // Level 2: children of both (rows base + 2 .. base + 4), seeing only their own ancestor.
+  ForwardRequest level2;
+  level2.tokens = {55, 89, 144};
+  level2.parents = {base, base + 1, base + 1};
+  level2.positions = {base + 1, base + 1, base + 1};
+  level2.tree_base = base;
+  level2.cached_parents = {-1, -1};
+  at::Tensor logits = model->forward(cache, level2).logits;
+
+  const std::vector<std::vector<int64_t>> paths{{21, 55}, {34, 89}, {34, 144}};
+  for (size_t node = 0; node < paths.size(); ++node) {
+    CAPTURE(node);
+    KvCache chain_cache = model->new_cache();
+    run(*model, chain_cache, prefix);
+    at::Tensor chain = run(*model, chain_cache, paths[node]);
+    CHECK(max_abs_diff(logits[node], chain[1]) < 1e-4);
+  }
+}

@@ -46,7 +46,6 @@ void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, 
 // Scratch buffers reused across calls so that a decoding step allocates nothing.
 struct Workspace {
   std::vector<float> x, normed, qkv, attended, gate_up, act, scores;
-  std::vector<uint8_t> visible;  // [n, n]: token i may attend to new token j
 };
 
 Workspace& workspace() {
@@ -69,14 +68,14 @@ void rotate_heads(float* heads, int64_t count, int64_t head_dim, const float* co
 }
 
 struct AttentionShape {
-  int64_t n, past, heads, kv_heads, head_dim, capacity, qkv_width;
+  int64_t n, past, shared, heads, kv_heads, head_dim, capacity, qkv_width;
   float scale;  // 1/sqrt(head_dim)
 };
 
-// out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the cached prefix and the visible new tokens.
+// out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the shared prefix and the visible rows after it.
 void attend(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const uint8_t* visible,
             float* out, std::vector<float>& scores, int threads) {
-  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
+  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads, span = total - s.shared;
   scores.resize(static_cast<size_t>(threads * total));
 #pragma omp parallel for num_threads(threads) collapse(2) schedule(static) if (threads > 1 && s.heads * s.n > 1)
   for (int64_t h = 0; h < s.heads; ++h) {
@@ -93,7 +92,7 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
       int64_t count = 0;
       // Visible keys are packed to the front of `score`; `index` recovers their rows below.
       for (int64_t j = 0; j < total; ++j) {
-        if (j >= s.past && !visible[i * s.n + (j - s.past)]) continue;
+        if (j >= s.shared && !visible[i * span + (j - s.shared)]) continue;
         float d = cpu::dot(q, k + j * s.head_dim, s.head_dim) * s.scale;
         score[count++] = d;
         max_score = std::max(max_score, d);
@@ -103,7 +102,7 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
       std::fill(o, o + s.head_dim, 0.0f);
       int64_t c = 0;
       for (int64_t j = 0; j < total; ++j) {
-        if (j >= s.past && !visible[i * s.n + (j - s.past)]) continue;
+        if (j >= s.shared && !visible[i * span + (j - s.shared)]) continue;
         cpu::axpy(score[c++] * inv_sum, v + j * s.head_dim, o, s.head_dim);
       }
     }
@@ -129,9 +128,6 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   ws.attended.resize(n * heads * head_dim);
   ws.gate_up.resize(n * 2 * inter);
   ws.act.resize(n * inter);
-  ws.visible.assign(static_cast<size_t>(n * n), 0);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = i; j >= 0; j = plan.parents[j]) ws.visible[i * n + j] = 1;
 
   if (weights.folded) throw std::logic_error("CPU kernels need unfolded weights");
   for (int64_t i = 0; i < n; ++i)
@@ -146,7 +142,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const int64_t half = head_dim / 2;
   const float* rope_cos = data(weights.rope_cos);
   const float* rope_sin = data(weights.rope_sin);
-  const AttentionShape shape{n, past, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
+  const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
                              1.0f / std::sqrt(static_cast<float>(head_dim))};
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
@@ -165,7 +161,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
         std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
       }
     }
-    attend(shape, ws.qkv.data(), keys, values, ws.visible.data(), ws.attended.data(), ws.scores, threads);
+    attend(shape, ws.qkv.data(), keys, values, plan.visible.data(), ws.attended.data(), ws.scores, threads);
     project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);

@@ -1,0 +1,39 @@
+#pragma once
+// Drafting: propose a tree of candidate continuations for one step, and learn from what the
+// target accepted. Model drafters, PLD, SAM-Decoding, ReSpec and AdaPLD implement this.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/acceptor.h"
+#include "spec/draft_tree.h"
+
+namespace specd {
+
+struct DraftRequest {
+  // Every committed token: prompt and generated text, the root excluded.
+  const std::vector<int32_t>& committed;
+  int32_t root_token;        // the bonus token that starts this step's tree
+  int32_t max_nodes;         // drafted nodes allowed besides the root (the verification budget)
+  int32_t max_depth;         // deepest drafted node allowed (positions left in the context, etc.)
+};
+
+struct StepFeedback {
+  const DraftTree& tree;
+  const AcceptResult& result;
+  // The tokens committed by the step: the accepted path's tokens (root first); next_token is not
+  // committed yet (it is the next root).
+  const std::vector<int32_t>& committed_now;
+};
+
+class Drafter {
+ public:
+  virtual ~Drafter() = default;
+  virtual std::string name() const = 0;
+  // Called once per request with the prompt, before the first propose.
+  virtual void begin(const std::vector<int32_t>& prompt) = 0;
+  virtual DraftTree propose(const DraftRequest& request) = 0;
+  virtual void observe(const StepFeedback& feedback) = 0;
+};
+
+}  // namespace specd
