@@ -1,0 +1,46 @@
+#pragma once
+// What a trace holds: a run (one method over a set of requests), its requests, and one record per
+// speculative step. Shared by the sinks that write traces and the reader that exports them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace specd {
+
+struct RunInfo {
+  std::string command_line;
+  std::string target_model;   // model directory
+  std::string draft_model;    // empty when the method drafts without a model
+  std::string method;         // ar, sd, sd-tree, pld, sam, ...
+  std::string options_json = "{}";
+  std::string specd_version;
+};
+
+struct RequestInfo {
+  int64_t index = 0;          // within the run, from 0
+  std::string workload;       // workload item id
+  std::string category;
+  int64_t prompt_tokens = 0;
+};
+
+struct RequestOutcome {
+  std::vector<int32_t> output_tokens;  // the new tokens only
+  double wall_ms = 0;
+};
+
+struct StepTrace {
+  std::string drafter;
+  int32_t draft_size = 0;          // drafted nodes, the root excluded
+  int32_t accepted_length = 0;     // drafted tokens accepted; the step commits one more
+  std::string accepted_sources;    // see accepted_sources() in trace/step_metrics.h
+  std::optional<double> root_entropy;  // nats
+  double draft_ms = 0, verify_ms = 0, accept_ms = 0;
+  bool lossless = true;
+};
+
+// FNV-1a 64 over the token ids' little-endian 32-bit bytes, as 16 lowercase hex digits: equal
+// outputs (e.g. a method against AR at temperature 0) have equal hashes.
+std::string token_hash(const std::vector<int32_t>& tokens);
+
+}  // namespace specd

@@ -1,0 +1,284 @@
+// Per-step traces: a run written to SQLite reads back equal, files of another schema version or
+// foreign files are refused naming the file, a failure never leaves a half-written request, and
+// steps export as CSV and JSON Lines.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/draft_tree.h"
+#include "test_helpers.h"
+#include "trace/sqlite_db.h"
+#include "trace/step_metrics.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_schema.h"
+#include "trace/trace_sink.h"
+#include "util/error.h"
+
+using namespace specd;
+
+namespace {
+
+RunInfo sample_run(const std::string& method) {
+  RunInfo run;
+  run.command_line = "specd bench --methods " + method + " --temperature 0";
+  run.target_model = "data/models/demo-target";
+  run.draft_model = method == "pld" ? "" : "data/models/demo-draft";
+  run.method = method;
+  run.options_json = R"({"gamma":4,"temperature":0})";
+  run.specd_version = "0.1.0";
+  return run;
+}
+
+StepTrace step(int32_t draft_size, int32_t accepted, const std::string& sources, std::optional<double> entropy,
+                bool lossless = true) {
+  StepTrace s;
+  s.drafter = sources.find('R') != std::string::npos ? "pld" : "draft-model";
+  s.draft_size = draft_size;
+  s.accepted_length = accepted;
+  s.accepted_sources = sources;
+  s.root_entropy = entropy;
+  s.draft_ms = 0.25;
+  s.verify_ms = 3.5;
+  s.accept_ms = 0.125;
+  s.lossless = lossless;
+  return s;
+}
+
+RequestInfo request(int64_t index, const std::string& workload, const std::string& category) {
+  RequestInfo r;
+  r.index = index;
+  r.workload = workload;
+  r.category = category;
+  r.prompt_tokens = 40 + index;
+  return r;
+}
+
+bool same(const StepTrace& a, const StepTrace& b) {
+  return a.drafter == b.drafter && a.draft_size == b.draft_size && a.accepted_length == b.accepted_length &&
+         a.accepted_sources == b.accepted_sources && a.root_entropy == b.root_entropy && a.draft_ms == b.draft_ms &&
+         a.verify_ms == b.verify_ms && a.accept_ms == b.accept_ms && a.lossless == b.lossless;
+}
+
+// Writes one run: request 0 (code, two steps) and request 1 (summary, one step, unknown entropy).
+int64_t write_sample(const std::string& path, const std::string& method = "sd") {
+  SqliteTraceSink sink(path);
+  sink.begin_run(sample_run(method));
+  sink.begin_request(request(0, "code-001", "code"));
+  sink.record_step(step(4, 2, "M,M", 1.0 / 3.0));
+  sink.record_step(step(4, 0, "", 2.5, false));
+  sink.end_request({{11, 12, 13}, 12.75});
+  sink.begin_request(request(1, "sum,002", "summary"));
+  sink.record_step(step(8, 3, "R,R,M", std::nullopt));
+  sink.end_request({{7}, 3.0});
+  sink.end_run();
+  return *sink.run_id();
+}
+
+}  // namespace
+
+TEST_CASE("traces: the schema file is the DDL the runtime writes", "[traces]") {
+  CHECK(test::read_text_file(std::string(SPECD_SOURCE_DIR) + "/schemas/traces.sql") == traces_schema_sql());
+}
+
+TEST_CASE("traces: a run reads back as written", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  const int64_t id = write_sample(path);
+
+  TraceReader reader(path);
+  auto runs = reader.runs();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].id == id);
+  CHECK(runs[0].info.command_line == sample_run("sd").command_line);
+  CHECK(runs[0].info.target_model == "data/models/demo-target");
+  CHECK(runs[0].info.draft_model == "data/models/demo-draft");
+  CHECK(runs[0].info.method == "sd");
+  CHECK(runs[0].info.options_json == R"({"gamma":4,"temperature":0})");
+  CHECK(runs[0].info.specd_version == "0.1.0");
+  CHECK(runs[0].created_at.size() == 20);  // 2025-01-31T12:00:00Z
+  CHECK(runs[0].finished_at.size() == 20);
+  CHECK(runs[0].requests == 2);
+  CHECK(runs[0].steps == 3);
+
+  auto requests = reader.requests(id);
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].info.workload == "code-001");
+  CHECK(requests[0].info.category == "code");
+  CHECK(requests[0].info.prompt_tokens == 40);
+  CHECK(requests[0].outcome.output_tokens == std::vector<int32_t>{11, 12, 13});
+  CHECK(requests[0].outcome.wall_ms == 12.75);
+  CHECK(requests[0].output_hash == token_hash({11, 12, 13}));
+  CHECK(requests[1].info.workload == "sum,002");
+  CHECK(requests[1].outcome.output_tokens == std::vector<int32_t>{7});
+
+  auto steps = reader.steps(id);
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].request == 0);
+  CHECK(steps[0].step == 0);
+  CHECK(same(steps[0].record, step(4, 2, "M,M", 1.0 / 3.0)));  // doubles round-trip exactly
+  CHECK(steps[1].step == 1);
+  CHECK(same(steps[1].record, step(4, 0, "", 2.5, false)));
+  CHECK(steps[2].request == 1);
+  CHECK(steps[2].step == 0);
+  CHECK(steps[2].category == "summary");
+  CHECK(same(steps[2].record, step(8, 3, "R,R,M", std::nullopt)));
+}
+
+TEST_CASE("traces: runs append to an existing file; a model-free method has no draft model", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  const int64_t first = write_sample(path, "sd");
+  const int64_t second = write_sample(path, "pld");
+  CHECK(second != first);
+  TraceReader reader(path);
+  auto runs = reader.runs();
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[1].info.method == "pld");
+  CHECK(runs[1].info.draft_model.empty());
+  CHECK(reader.steps(second).size() == 3);
+  CHECK_THROWS_WITH(reader.steps(99), Catch::Contains("no run 99"));
+}
+
+TEST_CASE("traces: another schema version is refused naming the file and both versions", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  write_sample(path);
+  {
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("PRAGMA user_version = 7");
+  }
+  const std::string expected = path + ": schema version 7, this specd reads " + std::to_string(kTracesSchemaVersion);
+  CHECK_THROWS_AS(SqliteTraceSink(path), InputError);
+  CHECK_THROWS_WITH(SqliteTraceSink(path), expected);
+  CHECK_THROWS_WITH(TraceReader(path), expected);
+}
+
+TEST_CASE("traces: files that are not traces databases are refused", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  CHECK_THROWS_WITH(TraceReader(dir.file("missing.sqlite")), Catch::Contains("missing.sqlite: no such file"));
+
+  const std::string foreign = dir.file("foreign.sqlite");
+  {
+    sqlite::Database db(foreign, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("CREATE TABLE other (x INTEGER)");
+  }
+  CHECK_THROWS_WITH(SqliteTraceSink(foreign), Catch::Contains("foreign.sqlite: not a specd traces file"));
+
+  const std::string text = dir.file("notes.txt");
+  test::write_text_file(text, std::string(4096, 'x'));
+  CHECK_THROWS_AS(SqliteTraceSink(text), InputError);
+  CHECK_THROWS_AS(TraceReader(text), InputError);
+}
+
+TEST_CASE("traces: a failure never leaves a half-written request", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  {
+    SqliteTraceSink sink(path);
+    sink.begin_run(sample_run("sd"));
+    sink.begin_request(request(0, "a", "code"));
+    sink.record_step(step(4, 1, "M", 1.0));
+    sink.end_request({{1, 2}, 1.0});
+
+    // The same request index again: the insert fails inside the transaction, which rolls back,
+    // and the sink goes on with the next request.
+    sink.begin_request(request(0, "b", "code"));
+    sink.record_step(step(4, 4, "M,M,M,M", 1.0));
+    CHECK_THROWS_AS(sink.end_request({{3}, 1.0}), InputError);
+    sink.begin_request(request(1, "c", "qa"));
+    sink.record_step(step(2, 2, "R,R", 0.5));
+    sink.end_request({{4}, 1.0});
+
+    // A request still open when the process gives up (the sink is destroyed): nothing of it lands.
+    sink.begin_request(request(2, "d", "qa"));
+    sink.record_step(step(3, 3, "M,M,M", 0.5));
+  }
+  TraceReader reader(path);
+  auto runs = reader.runs();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].finished_at.empty());  // the run died
+  auto requests = reader.requests(runs[0].id);
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].info.workload == "a");
+  CHECK(requests[1].info.workload == "c");
+  auto steps = reader.steps(runs[0].id);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].record.accepted_sources == "M");
+  CHECK(steps[1].record.accepted_sources == "R,R");
+}
+
+TEST_CASE("traces: calls out of order are bugs", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  SqliteTraceSink sink(dir.file("t.sqlite"));
+  CHECK_THROWS_AS(sink.begin_request(request(0, "a", "code")), std::logic_error);
+  CHECK_THROWS_AS(sink.end_run(), std::logic_error);
+  sink.begin_run(sample_run("sd"));
+  CHECK_THROWS_AS(sink.record_step(step(1, 1, "M", 0.0)), std::logic_error);
+  CHECK_THROWS_AS(sink.end_request({{}, 0.0}), std::logic_error);
+  CHECK_THROWS_AS(sink.begin_run(sample_run("sd")), std::logic_error);
+  sink.begin_request(request(0, "a", "code"));
+  CHECK_THROWS_AS(sink.end_run(), std::logic_error);
+}
+
+TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  const int64_t id = write_sample(path);
+  TraceReader reader(path);
+  const std::string run = std::to_string(id);
+
+  std::ostringstream csv;
+  reader.export_steps(id, parse_trace_format("csv"), csv);
+  CHECK(csv.str() ==
+        "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
+        "draft_ms,verify_ms,accept_ms,lossless\n" +
+            run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1\n" + run +
+            ",0,code-001,code,1,draft-model,4,0,,2.5,0.25,3.5,0.125,0\n" + run +
+            ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1\n");
+
+  std::ostringstream jsonl;
+  reader.export_steps(id, parse_trace_format("jsonl"), jsonl);
+  std::istringstream lines(jsonl.str());
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["run_id"] == id);
+  CHECK(rows[0]["accepted_sources"] == "M,M");
+  CHECK(rows[0]["root_entropy"].get<double>() == 1.0 / 3.0);
+  CHECK(rows[0]["lossless"] == true);
+  CHECK(rows[1]["lossless"] == false);
+  CHECK(rows[2]["workload"] == "sum,002");
+  CHECK(rows[2]["root_entropy"].is_null());
+  CHECK(rows[2]["step"] == 0);
+  CHECK(rows[2]["request"] == 1);
+  CHECK(jsonl.str().rfind("{\"run_id\":", 0) == 0);  // keys in column order
+
+  CHECK_THROWS_WITH(parse_trace_format("xml"), Catch::StartsWith("--format: "));
+}
+
+TEST_CASE("traces: step metrics (accepted sources, root entropy, output hash)", "[traces]") {
+  DraftTree tree(5);
+  const int32_t r = tree.add(0, 1, DraftSource::Retrieval);
+  const int32_t m = tree.add(r, 2, DraftSource::Model);
+  tree.add(0, 3, DraftSource::Successor);
+  AcceptResult result;
+  result.path = {0, r, m};
+  CHECK(accepted_sources(tree, result) == "R,M");
+  result.path = {0};
+  CHECK(accepted_sources(tree, result).empty());
+
+  std::vector<float> uniform(8, 0.3f);
+  CHECK(softmax_entropy(uniform.data(), 8) == Approx(std::log(8.0)));
+  std::vector<float> two{0.0f, 0.0f, -INFINITY, -INFINITY};
+  CHECK(softmax_entropy(two.data(), 4) == Approx(std::log(2.0)));
+  std::vector<float> sharp{100.0f, 0.0f, 0.0f};
+  CHECK(softmax_entropy(sharp.data(), 3) == Approx(0.0).margin(1e-12));
+
+  CHECK(token_hash({}) == "cbf29ce484222325");  // FNV-1a 64 offset basis
+  CHECK(token_hash({1, 2}) != token_hash({2, 1}));
+  CHECK(token_hash({1, 2}).size() == 16);
+}
