@@ -21,7 +21,8 @@ int64_t LlamaModel::context_length() const {
 }
 
 KvCache LlamaModel::new_cache(int64_t capacity) const {
-  if (capacity <= 0 || capacity > context_length()) capacity = context_length();
+  // Rows may outnumber positions: a tree's siblings share a position.
+  if (capacity <= 0) capacity = context_length();
   return KvCache(config_.num_hidden_layers, config_.num_key_value_heads, capacity, config_.head_dim,
                  at::TensorOptions().dtype(at::kFloat).device(device_));
 }

@@ -59,7 +59,8 @@ class LlamaModel {
   // which full attention is exact.
   int64_t context_length() const;
 
-  // A cache for up to `capacity` positions (0: the model's context length).
+  // A cache of `capacity` rows (0: the model's context length). Rows can exceed positions when
+  // tree nodes share positions.
   KvCache new_cache(int64_t capacity = 0) const;
 
   // Runs the new tokens on top of the cache, writes their keys and values at

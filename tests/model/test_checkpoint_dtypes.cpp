@@ -1,6 +1,5 @@
 // The same weights stored as F32, F16 or BF16, whole or sharded, load to the same model.
-#include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "fixture_models.h"
 

@@ -3,8 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <ATen/Context.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,8 +1,7 @@
 // The forward pass against itself: incremental decoding with the KV cache must give the logits of
 // one full forward, and a tree forward must give, node by node, the logits of that node's
 // root-to-node chain.
-#include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "fixture_models.h"
 

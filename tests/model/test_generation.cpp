@@ -1,7 +1,6 @@
 // Autoregressive decoding: greedy equals the argmax of a full forward at every step, sampling is
 // reproducible from its seed, and generation stops at EOS and at the context's end.
-#include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "decode/autoregressive.h"
 #include "fixture_models.h"

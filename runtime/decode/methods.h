@@ -1,0 +1,44 @@
+#pragma once
+// Decoding methods by name: a Policy is a drafter plus an acceptor plus the draft budget. A new
+// method is a new drafter or acceptor file and one entry in make_method.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decode/model_tree_drafter.h"
+#include "sampling/sampler.h"
+#include "spec/acceptor.h"
+#include "spec/drafter.h"
+#include "spec/pld_drafter.h"
+#include "spec/sam_drafter.h"
+
+namespace specd {
+
+class LlamaModel;
+
+struct MethodOptions {
+  int32_t gamma = 4;          // sd: chain length
+  TreeDraftOptions tree;      // sd-tree and SAM's fallback
+  PldOptions pld;
+  SamOptions sam;
+};
+
+struct Policy {
+  std::string method;
+  bool autoregressive = false;  // "ar": the plain loop, no drafter
+  std::unique_ptr<Drafter> fallback;  // owned here when the drafter borrows it (SAM)
+  std::unique_ptr<Drafter> drafter;
+  std::unique_ptr<Acceptor> acceptor;
+  int32_t max_nodes = 0, max_depth = 0;
+};
+
+// The methods make_method knows, in display order.
+const std::vector<std::string>& method_names();
+bool method_needs_draft(const std::string& method);
+
+// Throws InputError for an unknown method, a method that needs a draft model when none is given,
+// or a draft whose vocabulary differs from the target's.
+Policy make_method(const std::string& method, const LlamaModel& target, std::shared_ptr<const LlamaModel> draft,
+                   const SamplingParams& sampling, const MethodOptions& options);
+
+}  // namespace specd

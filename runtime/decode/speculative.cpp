@@ -1,0 +1,125 @@
+#include "decode/speculative.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "model/llama_model.h"
+#include "trace/step_metrics.h"
+#include "util/error.h"
+
+namespace specd {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+void check_limits(const DraftTree& tree, const DraftRequest& request, int64_t vocab) {
+  tree.check();
+  if (tree.tokens[0] != request.root_token) throw std::logic_error("drafter changed the root token");
+  if (tree.size() - 1 > request.max_nodes) throw std::logic_error("drafter exceeded max_nodes");
+  for (int32_t i = 0; i < tree.size(); ++i) {
+    if (tree.depths[i] > request.max_depth) throw std::logic_error("drafter exceeded max_depth");
+    if (tree.tokens[i] < 0 || tree.tokens[i] >= vocab) throw std::logic_error("drafter proposed a token outside the vocabulary");
+  }
+}
+
+}  // namespace
+
+SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
+                                       const std::vector<int32_t>& prompt, const SpeculativeOptions& options) {
+  const GenerateOptions& gen = options.generate;
+  const int64_t context = target.context_length();
+  const int64_t vocab = target.config().vocab_size;
+  if (prompt.empty()) input_error("prompt", "is empty");
+  if (static_cast<int64_t>(prompt.size()) >= context)
+    input_error("prompt", std::to_string(prompt.size()) + " tokens do not fit the model's context of " + std::to_string(context) + " tokens");
+  if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
+
+  at::InferenceMode guard;
+  Sampler sampler(gen.sampling);
+  const int64_t budget = std::min<int64_t>(gen.max_new_tokens, context - static_cast<int64_t>(prompt.size()));
+  KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
+  SpeculativeOutput out;
+  out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
+  if (budget <= 0) return out;
+
+  auto is_stop = [&](int32_t t) { return std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), t) != gen.stop_tokens.end(); };
+  // Appends one token; returns false when generation must end (stop token or budget).
+  auto emit = [&](int32_t token) {
+    out.tokens.push_back(token);
+    if (gen.on_token) gen.on_token(token);
+    if (is_stop(token)) {
+      out.stats.stopped = true;
+      return false;
+    }
+    return static_cast<int64_t>(out.tokens.size()) < budget;
+  };
+
+  auto start = Clock::now();
+  ForwardRequest prefill;
+  prefill.tokens.assign(prompt.begin(), prompt.end());
+  prefill.logits = LogitsWanted::Last;
+  at::Tensor first = target.forward(cache, prefill).logits.to(at::kCPU).contiguous();
+  out.stats.prefill_ms = ms_between(start, Clock::now());
+
+  auto decode_start = Clock::now();
+  drafter.begin(prompt);
+  bool going = emit(sampler.sample(first.data_ptr<float>(), vocab));
+  std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
+  while (going) {
+    StepTrace record;
+    record.drafter = drafter.name();
+    const int32_t root = out.tokens.back();
+    const int64_t base = cache.length();
+    // A step emits at most depth + 1 tokens and places the deepest node at base + depth.
+    const int64_t remaining = budget - static_cast<int64_t>(out.tokens.size());
+    DraftRequest request{committed, root, options.max_draft_nodes,
+                         static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, context - 1 - base})))};
+    if (request.max_depth == 0) request.max_nodes = 0;
+
+    auto t0 = Clock::now();
+    DraftTree tree = drafter.propose(request);
+    check_limits(tree, request, vocab);
+    auto t1 = Clock::now();
+
+    ForwardRequest verify;
+    verify.tokens.assign(tree.tokens.begin(), tree.tokens.end());
+    verify.parents.assign(tree.parents.begin(), tree.parents.end());
+    for (int32_t d : tree.depths) verify.positions.push_back(base + d);
+    at::Tensor logits = target.forward(cache, verify).logits.to(at::kCPU).contiguous();
+    auto t2 = Clock::now();
+
+    AcceptResult result = acceptor.accept(tree, logits.data_ptr<float>(), vocab, sampler);
+    std::vector<int64_t> kept(result.path.begin(), result.path.end());
+    cache.commit_path(base, kept);
+    auto t3 = Clock::now();
+
+    std::vector<int32_t> committed_now;
+    for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
+    committed.insert(committed.end(), committed_now.begin(), committed_now.end());
+    drafter.observe(StepFeedback{tree, result, committed_now});
+
+    record.draft_size = tree.size() - 1;
+    record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
+    record.accepted_sources = accepted_sources(tree, result);
+    record.root_entropy = softmax_entropy(logits.data_ptr<float>(), vocab);
+    record.draft_ms = ms_between(t0, t1);
+    record.verify_ms = ms_between(t1, t2);
+    record.accept_ms = ms_between(t2, t3);
+    record.lossless = result.lossless;
+    out.steps.push_back(record);
+
+    for (size_t i = 1; i < result.path.size() && going; ++i) going = emit(tree.tokens[result.path[i]]);
+    if (going) going = emit(result.next_token);
+  }
+  out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
+  out.stats.decode_ms = ms_between(decode_start, Clock::now());
+  return out;
+}
+
+}  // namespace specd
