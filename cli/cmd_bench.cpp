@@ -42,6 +42,8 @@ std::vector<std::vector<int32_t>> synthetic_prompts(const std::vector<int64_t>& 
 }  // namespace
 
 int run_bench(const Args& args) {
+  for (const auto& arg : args)
+    if (arg == "--methods" || arg.rfind("--methods=", 0) == 0) return run_bench_methods(args);
   std::string model_dir;
   std::vector<int64_t> prompt_lengths{32, 128}, forward_sizes{1, 8, 32};
   int64_t new_tokens = 64, prefix = 64;

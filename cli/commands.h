@@ -10,6 +10,7 @@ using Args = std::vector<std::string>;
 int run_generate(const Args& args);
 int run_tokenize(const Args& args);
 int run_bench(const Args& args);
+int run_bench_methods(const Args& args);  // specd bench --methods ...
 int run_init_model(const Args& args);
 
 }  // namespace specd::cli

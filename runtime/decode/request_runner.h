@@ -1,0 +1,30 @@
+#pragma once
+// One workload item decoded by one method, the way specd bench measures it: each turn of a
+// multi-turn item is appended to the conversation so far (turns joined by a blank line) and
+// answered in turn; times and counts add up over the turns.
+#include <cstdint>
+#include <vector>
+
+#include "decode/methods.h"
+#include "trace/trace_records.h"
+#include "workload/workload.h"
+
+namespace specd {
+
+class Tokenizer;
+
+struct RequestRun {
+  std::vector<int32_t> tokens;   // new tokens of every turn, in order
+  int64_t prompt_tokens = 0;     // of the first turn
+  double wall_ms = 0;            // prefill + decode, all turns
+  int64_t steps = 0;             // AR: one per token
+  int64_t drafted = 0;           // drafted tokens verified
+  int64_t accepted = 0;          // drafted tokens accepted
+  std::vector<StepTrace> traces;
+};
+
+// Throws InputError when a turn does not fit the context.
+RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer& tokenizer, const WorkloadItem& item,
+                       const SamplingParams& sampling, const std::vector<int32_t>& stop_tokens);
+
+}  // namespace specd
