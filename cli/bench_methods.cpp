@@ -192,7 +192,7 @@ int run_bench_methods(const Args& args) {
       RunInfo info;
       info.command_line = "specd bench --methods " + methods_text;
       info.target_model = model_dir;
-      info.draft_model = policies.at(m).drafter && draft ? draft_dir : "";
+      info.draft_model = draft && (method_needs_draft(m) || m == "sam") ? draft_dir : "";
       info.method = m;
       info.options_json = nlohmann::json({{"temperature", sampling.temperature}, {"top_k", sampling.top_k}, {"top_p", sampling.top_p},
                                           {"gamma", method_options.gamma}, {"tree_top_k", method_options.tree.top_k},

@@ -12,5 +12,6 @@ int run_tokenize(const Args& args);
 int run_bench(const Args& args);
 int run_bench_methods(const Args& args);  // specd bench --methods ...
 int run_init_model(const Args& args);
+int run_traces(const Args& args);
 
 }  // namespace specd::cli

@@ -187,3 +187,38 @@ TEST_CASE("bad prompts and options give one line naming the argument, exit code 
     CHECK(r.exit_code == 2);
   }
 }
+
+TEST_CASE("specd bench --methods compares every method with AR and its traces read back", "[cli][bench]") {
+  std::string target = model_with_tokenizer("cli-bench-target");
+  std::string draft = test::write_model("cli-bench-draft", test::tiny_config("llama"), DType::BF16, 77);
+  std::string workloads = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-workloads";
+  std::filesystem::create_directories(workloads);
+  write_text(workloads + "/qa.jsonl",
+             "{\"id\": \"qa-1\", \"category\": \"qa\", \"prompt\": \"def the thing def the thing\", \"max_new_tokens\": 12}\n");
+  write_text(workloads + "/multi_turn.jsonl",
+             "{\"id\": \"mt-1\", \"category\": \"multi_turn\", \"turns\": [\"the quick fox\", \"the lazy dog\"], \"max_new_tokens\": 8}\n");
+  std::string traces = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-traces.sqlite";
+  std::string json = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench.json";
+  std::filesystem::remove(traces);
+  CliResult r = run_cli("bench --methods sd,sd-tree,pld,sam --model " + target + " --draft " + draft + " --workloads " + workloads +
+                        " --max-prompts 1 --repeats 1 --traces " + traces + " --json " + json);
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* method : {"ar", "sd", "sd-tree", "pld", "sam"}) CHECK(r.out.find(std::string(" ") + method + " ") != std::string::npos);
+  CHECK(r.out.find("overall") != std::string::npos);
+  CHECK(r.out.find("2/2") != std::string::npos);  // greedy: every method equals AR on both prompts
+  CHECK(r.out.find("0/2") == std::string::npos);
+  CHECK(r.out.find("1/2") == std::string::npos);
+  CHECK(slurp(json).find("\"speedup\"") != std::string::npos);
+
+  CliResult listed = run_cli("traces list --file " + traces);
+  REQUIRE(listed.exit_code == 0);
+  CHECK(std::count(listed.out.begin(), listed.out.end(), '\n') == 6);  // header + 5 runs
+  CliResult exported = run_cli("traces export --file " + traces + " --run 2 --format jsonl");
+  REQUIRE(exported.exit_code == 0);
+  CHECK(exported.out.find("\"drafter\":\"draft-chain\"") != std::string::npos);
+
+  require_one_line_error(run_cli("bench --methods sd,medusa --model " + target + " --draft " + draft + " --workloads " + workloads), "medusa");
+  write_text(workloads + "/broken.jsonl", "{\"id\": \"b\"}\n");
+  require_one_line_error(run_cli("bench --methods pld --model " + target + " --workloads " + workloads), "broken.jsonl:1");
+}
