@@ -13,7 +13,7 @@ RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer
   RequestRun run;
   std::string conversation;
   for (size_t turn = 0; turn < item.turns.size(); ++turn) {
-    conversation += (turn ? "\n\n" : "") + item.turns[turn];
+    conversation += (turn ? "\n" : "") + item.turns[turn];
     std::vector<int32_t> prompt = tokenizer.encode(conversation, /*add_special_tokens=*/true);
     if (turn == 0) run.prompt_tokens = static_cast<int64_t>(prompt.size());
     if (static_cast<int64_t>(prompt.size()) + 1 >= target.context_length())

@@ -1,7 +1,8 @@
 #pragma once
 // One workload item decoded by one method, the way specd bench measures it: each turn of a
-// multi-turn item is appended to the conversation so far (turns joined by a blank line) and
-// answered in turn; times and counts add up over the turns.
+// multi-turn item is appended to the conversation so far and
+// answered in turn (data/workloads/README.md: a newline between the answer and the next turn);
+// times and counts add up over the turns.
 #include <cstdint>
 #include <vector>
 
