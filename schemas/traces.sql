@@ -2,8 +2,8 @@
 -- One run = one method over a set of requests; one step = one speculative draft/verify/accept
 -- cycle. A request's row and all its steps are written in one transaction, so a run that dies
 -- leaves only complete requests behind. Times are milliseconds; entropies are nats.
--- The runtime creates new files from this text (runtime/trace/trace_schema.cpp holds a copy that
--- a test keeps identical); a change that existing readers cannot read needs a new version.
+-- The runtime creates new files from this text (compiled in at build time, see
+-- runtime/CMakeLists.txt); a change that existing readers cannot read needs a new version.
 
 CREATE TABLE runs (
   id            INTEGER PRIMARY KEY,

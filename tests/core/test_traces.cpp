@@ -80,10 +80,6 @@ int64_t write_sample(const std::string& path, const std::string& method = "sd") 
 
 }  // namespace
 
-TEST_CASE("traces: the schema file is the DDL the runtime writes", "[traces]") {
-  CHECK(test::read_text_file(std::string(SPECD_SOURCE_DIR) + "/schemas/traces.sql") == traces_schema_sql());
-}
-
 TEST_CASE("traces: a run reads back as written", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
