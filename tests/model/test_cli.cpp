@@ -191,8 +191,7 @@ TEST_CASE("bad prompts and options give one line naming the argument, exit code 
 TEST_CASE("specd bench --methods compares every method with AR and its traces read back", "[cli][bench]") {
   std::string target = model_with_tokenizer("cli-bench-target");
   std::string draft = test::write_model("cli-bench-draft", test::tiny_config("llama"), DType::BF16, 77);
-  std::string workloads = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-workloads";
-  std::filesystem::create_directories(workloads);
+  std::string workloads = test::fixture_dir("cli-bench-workloads");  // fresh: a rerun must not see the broken file below
   write_text(workloads + "/qa.jsonl",
              "{\"id\": \"qa-1\", \"category\": \"qa\", \"prompt\": \"def the thing def the thing\", \"max_new_tokens\": 12}\n");
   write_text(workloads + "/multi_turn.jsonl",
