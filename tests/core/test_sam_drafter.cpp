@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "token_strings.h"
 #include "spec/sam_drafter.h"
 #include "util/error.h"
 
@@ -15,7 +16,9 @@ using namespace specd;
 
 namespace {
 
-using Tokens = std::vector<int32_t>;
+using specd::test::Tokens;
+using specd::test::copy_heavy_tokens;
+using specd::test::random_tokens;
 constexpr int32_t kFallbackToken = 999999;
 
 // Records what it is told and drafts one recognisable Model node.
@@ -40,28 +43,6 @@ class RecordingDrafter : public Drafter {
   Tokens text;  // what it was told was committed
 };
 
-Tokens random_tokens(std::mt19937& rng, int length, int alphabet) {
-  std::uniform_int_distribution<int32_t> token(0, alphabet - 1);
-  Tokens text(length);
-  for (auto& t : text) t = token(rng);
-  return text;
-}
-
-Tokens copy_heavy_tokens(std::mt19937& rng, int length, int alphabet) {
-  std::uniform_int_distribution<int32_t> token(0, alphabet - 1);
-  Tokens text;
-  while (static_cast<int>(text.size()) < length) {
-    if (text.size() < 4 || rng() % 4 == 0) {
-      text.push_back(token(rng));
-      continue;
-    }
-    const size_t span = 1 + rng() % 30;
-    const size_t from = rng() % text.size();
-    for (size_t i = 0; i < span && static_cast<int>(text.size()) < length; ++i)
-      text.push_back(rng() % 20 == 0 ? token(rng) : text[from + i]);
-  }
-  return text;
-}
 
 struct BruteDraft {
   int match_length = 0;

@@ -7,37 +7,17 @@
 #include <random>
 #include <vector>
 
+#include "token_strings.h"
 #include "spec/suffix_automaton.h"
 
 using specd::SuffixAutomaton;
 
 namespace {
 
-using Tokens = std::vector<int32_t>;
+using specd::test::Tokens;
+using specd::test::copy_heavy_tokens;
+using specd::test::random_tokens;
 
-Tokens random_tokens(std::mt19937& rng, int length, int alphabet) {
-  std::uniform_int_distribution<int32_t> token(0, alphabet - 1);
-  Tokens text(length);
-  for (auto& t : text) t = token(rng);
-  return text;
-}
-
-// Text that mostly copies earlier spans (with the odd changed token), like code edits and quotes.
-Tokens copy_heavy_tokens(std::mt19937& rng, int length, int alphabet) {
-  std::uniform_int_distribution<int32_t> token(0, alphabet - 1);
-  Tokens text;
-  while (static_cast<int>(text.size()) < length) {
-    if (text.size() < 4 || rng() % 4 == 0) {
-      text.push_back(token(rng));
-      continue;
-    }
-    const size_t span = 1 + rng() % 30;
-    const size_t from = rng() % text.size();
-    for (size_t i = 0; i < span && static_cast<int>(text.size()) < length; ++i)
-      text.push_back(rng() % 20 == 0 ? token(rng) : text[from + i]);  // from + i < size: copies may overlap
-  }
-  return text;
-}
 
 Tokens periodic_tokens(int length, int period) {
   Tokens text(length);
