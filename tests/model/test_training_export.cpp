@@ -1,7 +1,7 @@
 // The training module and the runtime compute the same model: a checkpoint the training tool
 // writes loads in LlamaModel with no special case and gives the training module's logits.
-#include <ATen/ATen.h>
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "fixture_models.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,13 +15,6 @@ using namespace specd;
 using namespace specd::training;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::path(SPECD_BINARY_DIR) / "test-fixtures" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 ModelConfig tiny_config() {
   ModelShape shape;
@@ -82,13 +75,13 @@ TEST_CASE("a saved training checkpoint gives the training module's logits in the
   const auto tokens = some_tokens(48, cfg.vocab_size);
   at::Tensor want = training_logits(model, tokens);
 
-  std::string f32 = fresh_dir("training-export-f32");
+  std::string f32 = test::fixture_dir("training-export-f32");
   save_hf_model(model, f32, DType::F32, "");
   at::Tensor got = runtime_logits(f32, tokens);
   REQUIRE(got.sizes() == want.sizes());
   CHECK(relative_error(got, want) < 1e-5);
 
-  std::string bf16 = fresh_dir("training-export-bf16");
+  std::string bf16 = test::fixture_dir("training-export-bf16");
   save_hf_model(model, bf16, DType::BF16, "");
   double bf16_error = relative_error(runtime_logits(bf16, tokens), want);
   CHECK(bf16_error < 4e-2);
@@ -102,7 +95,7 @@ TEST_CASE("a saved training checkpoint gives the training module's logits in the
 TEST_CASE("the written directory is a tied llama with the end-of-text token as bos and eos", "[training]") {
   ModelConfig cfg = tiny_config();
   TrainLlama model = perturbed_model(cfg);
-  std::string dir = fresh_dir("training-export-files");
+  std::string dir = test::fixture_dir("training-export-files");
   std::string tokenizer = std::string(SPECD_SOURCE_DIR) + "/tests/fixtures/tiny_byte_tokenizer.json";
   save_hf_model(model, dir, DType::BF16, tokenizer);
 
@@ -126,7 +119,7 @@ TEST_CASE("the written directory is a tied llama with the end-of-text token as b
 TEST_CASE("loading a written directory restores the training module's weights", "[training]") {
   ModelConfig cfg = tiny_config();
   TrainLlama model = perturbed_model(cfg);
-  std::string dir = fresh_dir("training-export-reload");
+  std::string dir = test::fixture_dir("training-export-reload");
   save_hf_model(model, dir, DType::F32, "");
   TrainLlama loaded = load_hf_model(dir);
   auto want = model->named_parameters();

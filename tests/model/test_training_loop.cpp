@@ -1,7 +1,8 @@
 // The training loop end to end on a tiny model and a tiny text: the loss falls, a stopped and
 // resumed run ends exactly where an uninterrupted one does, and corpus text becomes documents
 // separated by the end-of-text token.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "fixture_models.h"
 
 #include <filesystem>
 #include <fstream>
@@ -19,13 +20,6 @@ using namespace specd;
 using namespace specd::training;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::path(SPECD_BINARY_DIR) / "test-fixtures" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 std::string tokenizer_path() { return std::string(SPECD_SOURCE_DIR) + "/tests/fixtures/tiny_byte_tokenizer.json"; }
 
@@ -98,7 +92,7 @@ TEST_CASE("documents are encoded separately, each followed by the end-of-text id
 }
 
 TEST_CASE("token ids are cached under a name that changes with the text", "[training]") {
-  std::string dir = fresh_dir("training-token-cache");
+  std::string dir = test::fixture_dir("training-token-cache");
   std::string text = write_corpus(dir, "corpus.txt", 3);
   std::ostringstream log;
   auto first = load_token_ids(text, tokenizer_path(), dir + "/cache", 1, log);
@@ -111,7 +105,7 @@ TEST_CASE("token ids are cached under a name that changes with the text", "[trai
 }
 
 TEST_CASE("a few steps on a tiny model lower the evaluation loss and write a loadable model", "[training]") {
-  std::string dir = fresh_dir("training-loop-loss");
+  std::string dir = test::fixture_dir("training-loop-loss");
   TrainOptions o = tiny_run(dir);
   o.steps = 30;
   o.eval_every = 10;
@@ -130,7 +124,7 @@ TEST_CASE("a few steps on a tiny model lower the evaluation loss and write a loa
 }
 
 TEST_CASE("a stopped and resumed run ends with exactly the weights of an uninterrupted run", "[training]") {
-  std::string dir = fresh_dir("training-loop-resume");
+  std::string dir = test::fixture_dir("training-loop-resume");
   std::ostringstream log;
 
   TrainOptions whole = tiny_run(dir + "/whole");
@@ -167,7 +161,7 @@ TEST_CASE("a stopped and resumed run ends with exactly the weights of an uninter
 }
 
 TEST_CASE("a draft distilled from a teacher trains against the teacher's distribution", "[training]") {
-  std::string dir = fresh_dir("training-loop-distill");
+  std::string dir = test::fixture_dir("training-loop-distill");
   std::ostringstream log;
   TrainOptions teacher = tiny_run(dir + "/teacher");
   teacher.eval_text = "";

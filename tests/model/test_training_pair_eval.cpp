@@ -1,6 +1,7 @@
 // specd-train eval's measures on models with known answers: a model against itself agrees
 // everywhere, and its perplexity is the training module's cross-entropy on the same text.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+#include "fixture_models.h"
 
 #include <filesystem>
 #include <fstream>
@@ -16,13 +17,6 @@ using namespace specd;
 using namespace specd::training;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::path(SPECD_BINARY_DIR) / "test-fixtures" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 std::string tokenizer_path() { return std::string(SPECD_SOURCE_DIR) + "/tests/fixtures/tiny_byte_tokenizer.json"; }
 
@@ -46,7 +40,7 @@ std::string write_model(const std::string& dir, uint64_t seed) {
 }  // namespace
 
 TEST_CASE("pair evaluation: self-agreement is total and perplexity matches the training module", "[training]") {
-  std::string dir = fresh_dir("training-pair-eval");
+  std::string dir = test::fixture_dir("training-pair-eval");
   std::string a = write_model(dir + "/a", 1), b = write_model(dir + "/b", 2);
   std::string text = dir + "/eval.txt";
   std::ofstream(text) << "import os\n\ndef main():\n    print(os.getcwd())\n<|endoftext|>\n"

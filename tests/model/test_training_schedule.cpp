@@ -1,5 +1,5 @@
 // The learning-rate schedule: linear warmup, then cosine decay to the minimum at the last step.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "lr_schedule.h"
 
