@@ -17,8 +17,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
-                                       const GenerateOptions& options) {
+int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens) {
   const int64_t context = model.context_length();
   if (prompt.empty()) input_error("prompt", "is empty");
   if (static_cast<int64_t>(prompt.size()) >= context)
@@ -26,10 +25,14 @@ GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vecto
                               std::to_string(context) + " tokens (one position is needed for a new token)");
   for (int32_t t : prompt)
     if (t < 0 || t >= model.config().vocab_size) input_error("prompt", "token id " + std::to_string(t) + " is outside the vocabulary");
+  return std::min<int64_t>(max_new_tokens, context - static_cast<int64_t>(prompt.size()));
+}
 
+GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
+                                       const GenerateOptions& options) {
+  const int64_t budget = new_token_budget(model, prompt, options.max_new_tokens);
   at::InferenceMode guard;
   Sampler sampler(options.sampling);
-  const int64_t budget = std::min<int64_t>(options.max_new_tokens, context - static_cast<int64_t>(prompt.size()));
   KvCache cache = model.new_cache(static_cast<int64_t>(prompt.size()) + budget);
 
   GenerateOutput out;

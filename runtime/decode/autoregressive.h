@@ -31,6 +31,11 @@ struct GenerateOutput {
   GenerateStats stats;
 };
 
+// Checks the prompt (not empty, ids in the vocabulary, room for one new token in the context) and
+// returns how many tokens may be generated: max_new_tokens capped by the context. InputError
+// otherwise. Every decoding loop starts with it.
+int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens);
+
 // Throws InputError when the prompt is empty or leaves no room in the model's context.
 GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
                                        const GenerateOptions& options);

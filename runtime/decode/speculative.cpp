@@ -35,14 +35,11 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   const GenerateOptions& gen = options.generate;
   const int64_t context = target.context_length();
   const int64_t vocab = target.config().vocab_size;
-  if (prompt.empty()) input_error("prompt", "is empty");
-  if (static_cast<int64_t>(prompt.size()) >= context)
-    input_error("prompt", std::to_string(prompt.size()) + " tokens do not fit the model's context of " + std::to_string(context) + " tokens");
+  const int64_t budget = new_token_budget(target, prompt, gen.max_new_tokens);
   if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
 
   at::InferenceMode guard;
   Sampler sampler(gen.sampling);
-  const int64_t budget = std::min<int64_t>(gen.max_new_tokens, context - static_cast<int64_t>(prompt.size()));
   KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
   SpeculativeOutput out;
   out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
