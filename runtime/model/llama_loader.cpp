@@ -109,6 +109,11 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
     w.final_gain = at::Tensor();
   }
   for (int l = 0; l < cfg.num_hidden_layers; ++l) w.layers.push_back(load_layer(reader, cfg, l, w.folded));
+  if (cpu_kernels) {
+    w.lm_head = pack_for_cpu_kernels(w.lm_head);  // a copy: a tied embedding stays row-major for lookups
+    for (LayerWeights& layer : w.layers)
+      for (at::Tensor* m : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) *m = pack_for_cpu_kernels(*m);
+  }
   std::tie(w.rope_cos, w.rope_sin) = rope_tables(cfg, device);
   return model;
 }

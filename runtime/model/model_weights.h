@@ -15,7 +15,7 @@ namespace specd {
 struct ModelWeights {
   bool folded = true;   // see LayerWeights
   at::Tensor embed;     // [vocab, hidden]
-  at::Tensor lm_head;   // [vocab, hidden] (the embedding itself when tied and not folded)
+  at::Tensor lm_head;   // [vocab, hidden], or packed (see LayerWeights)
   at::Tensor final_gain;  // [hidden] float32; undefined when folded into lm_head
   at::Tensor rope_cos;  // [positions, head_dim / 2]
   at::Tensor rope_sin;
@@ -36,6 +36,8 @@ struct ForwardPlan {
 
 ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
                            const ForwardRequest& request, const ForwardPlan& plan);
+// W [out, in] in the panel layout the CPU kernels read (cpu/matmul.h): [panels, in, 16].
+at::Tensor pack_for_cpu_kernels(const at::Tensor& w);
 ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
                                   const ForwardRequest& request, const ForwardPlan& plan, int threads);
 

@@ -29,9 +29,12 @@ cpu::WeightType weight_type(const at::Tensor& t) {
   }
 }
 
-// y (+)= x W^T (+ bias) with W a weight tensor of any supported dtype.
-void project(const float* x, int64_t rows, const at::Tensor& w, const at::Tensor& bias, float* y, bool accumulate, int threads) {
-  cpu::matmul({x, w.data_ptr(), weight_type(w), data(bias), y, rows, w.size(1), w.size(0), accumulate}, threads);
+// y (+)= x W^T (+ bias) with W [out, in] packed by pack_for_cpu_kernels, of any supported dtype.
+void project(const float* x, int64_t rows, const at::Tensor& w, int64_t out, const at::Tensor& bias, float* y,
+             bool accumulate, int threads) {
+  if (w.dim() != 3 || w.size(0) != cpu::panel_count(out) || w.size(2) != cpu::kPanelWidth)
+    throw std::logic_error("CPU kernels: weight is not packed for " + std::to_string(out) + " outputs");
+  cpu::matmul({x, w.data_ptr(), weight_type(w), data(bias), y, rows, w.size(1), out, accumulate}, threads);
 }
 
 // normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
@@ -115,6 +118,14 @@ at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
 
 }  // namespace
 
+at::Tensor pack_for_cpu_kernels(const at::Tensor& w) {
+  const at::Tensor source = w.contiguous();
+  const int64_t out = source.size(0), in = source.size(1);
+  at::Tensor packed = at::empty({cpu::panel_count(out), in, cpu::kPanelWidth}, source.options());
+  cpu::pack_panels(source.data_ptr(), weight_type(source), out, in, packed.data_ptr());
+  return packed;
+}
+
 ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
                                   const ForwardRequest& request, const ForwardPlan& plan, int threads) {
   const int64_t n = plan.n, past = plan.past, hidden = cfg.hidden_size;
@@ -147,7 +158,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
-    project(ws.normed.data(), n, w.qkv, w.qkv_bias, ws.qkv.data(), false, threads);
+    project(ws.normed.data(), n, w.qkv, qkv_width, w.qkv_bias, ws.qkv.data(), false, threads);
 
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();
@@ -162,15 +173,15 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
       }
     }
     attend(shape, ws.qkv.data(), keys, values, plan.visible.data(), ws.attended.data(), ws.scores, threads);
-    project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
+    project(ws.attended.data(), n, w.o, hidden, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
-    project(ws.normed.data(), n, w.gate_up, {}, ws.gate_up.data(), false, threads);
+    project(ws.normed.data(), n, w.gate_up, 2 * inter, {}, ws.gate_up.data(), false, threads);
     for (int64_t i = 0; i < n; ++i) {
       const float* row = &ws.gate_up[i * 2 * inter];
       cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
     }
-    project(ws.act.data(), n, w.down, {}, ws.x.data(), true, threads);
+    project(ws.act.data(), n, w.down, hidden, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
 
@@ -179,7 +190,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     const int64_t rows = n - first;
     normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps);
     result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
-    project(ws.normed.data(), rows, weights.lm_head, {}, result.logits.data_ptr<float>(), false, threads);
+    project(ws.normed.data(), rows, weights.lm_head, cfg.vocab_size, {}, result.logits.data_ptr<float>(), false, threads);
   }
   return result;
 }

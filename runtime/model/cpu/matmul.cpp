@@ -40,89 +40,119 @@ template <> struct Weights<WeightType::F16> {
 #endif
 };
 
-#ifdef SPECD_HAVE_AVX2
-inline float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-#endif
+// Unrolled loops over the tile's rows and vectors: GCC then keeps the accumulators in registers
+// instead of storing them to the stack on every k.
+#define SPECD_UNROLL _Pragma("GCC unroll 16")
 
-// RW rows of W against RX rows of x: RW * RX accumulators + RX x-loads + 1 W-load stay within the
-// 16 ymm registers of AVX2 (4x3, 4x2, 8x1, ...).
-template <WeightType T, int RW, int RX>
-inline void tile(const MatmulArgs& a, int64_t w_row, int64_t x_row) {
+// R rows of x against P panels (16 * P outputs) from panel `panel` and x row `row`. Accumulators
+// R x 2P, R broadcasts and one W vector stay within AVX2's 16 ymm registers for (1,4), (2,2),
+// (3,2). Every W load feeds R FMAs; x comes in as broadcasts, one per row and k.
+template <WeightType T, int R, int P>
+inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   using W = Weights<T>;
-  const int64_t k = a.in;
-  const auto* w = static_cast<const typename W::Element*>(a.w) + w_row * k;
-  const float* x = a.x + x_row * k;
-  float sums[RW][RX];
-  int64_t i = 0;
+  constexpr int64_t width = P * kPanelWidth;
+  const int64_t in = a.in, panel_stride = in * kPanelWidth;
+  const auto* w = static_cast<const typename W::Element*>(a.w) + panel * panel_stride;
+  const float* x = a.x + row * in;
+  const int64_t col0 = panel * kPanelWidth;
+  float* y = a.y + row * a.out + col0;
 #ifdef SPECD_HAVE_AVX2
-  __m256 acc[RW][RX];
-  for (int r = 0; r < RW; ++r)
-    for (int c = 0; c < RX; ++c) acc[r][c] = _mm256_setzero_ps();
-  for (; i + 8 <= k; i += 8) {
-    __m256 xv[RX];
-    for (int c = 0; c < RX; ++c) xv[c] = _mm256_loadu_ps(x + c * k + i);
-    for (int r = 0; r < RW; ++r) {
-      __m256 wv = W::load8(w + r * k + i);
-      for (int c = 0; c < RX; ++c) acc[r][c] = _mm256_fmadd_ps(wv, xv[c], acc[r][c]);
+  __m256 acc[R][2 * P];
+  SPECD_UNROLL for (int r = 0; r < R; ++r)
+    SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) acc[r][q] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < in; ++k) {
+    __m256 xb[R];
+    SPECD_UNROLL for (int r = 0; r < R; ++r) xb[r] = _mm256_broadcast_ss(x + r * in + k);
+    SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) {
+      __m256 wv = W::load8(w + (q / 2) * panel_stride + k * kPanelWidth + (q % 2) * 8);
+      SPECD_UNROLL for (int r = 0; r < R; ++r) acc[r][q] = _mm256_fmadd_ps(xb[r], wv, acc[r][q]);
     }
   }
-  for (int r = 0; r < RW; ++r)
-    for (int c = 0; c < RX; ++c) sums[r][c] = horizontal_sum(acc[r][c]);
-#else
-  for (int r = 0; r < RW; ++r)
-    for (int c = 0; c < RX; ++c) sums[r][c] = 0.0f;
-#endif
-  for (; i < k; ++i)
-    for (int r = 0; r < RW; ++r)
-      for (int c = 0; c < RX; ++c) sums[r][c] += W::scalar(w + r * k + i) * x[c * k + i];
-  for (int c = 0; c < RX; ++c) {
-    float* y = a.y + (x_row + c) * a.out + w_row;
-    for (int r = 0; r < RW; ++r) {
-      float v = sums[r][c] + (a.bias ? a.bias[w_row + r] : 0.0f);
-      y[r] = a.accumulate ? y[r] + v : v;
+  if (col0 + width <= a.out) {
+    SPECD_UNROLL for (int r = 0; r < R; ++r) {
+      SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) {
+        float* out = y + r * a.out + q * 8;
+        __m256 v = acc[r][q];
+        if (a.bias) v = _mm256_add_ps(v, _mm256_loadu_ps(a.bias + col0 + q * 8));
+        if (a.accumulate) v = _mm256_add_ps(v, _mm256_loadu_ps(out));
+        _mm256_storeu_ps(out, v);
+      }
     }
-  }
-}
-
-// Output columns [begin, end) for all x rows.
-template <WeightType T>
-void matmul_columns(const MatmulArgs& a, int64_t begin, int64_t end) {
-  if (a.rows == 1) {
-    int64_t j = begin;
-    for (; j + 8 <= end; j += 8) tile<T, 8, 1>(a, j, 0);
-    for (; j < end; ++j) tile<T, 1, 1>(a, j, 0);
     return;
   }
-  int64_t j = begin;
-  for (; j + 4 <= end; j += 4) {
-    int64_t r = 0;
-    for (; r + 3 <= a.rows; r += 3) tile<T, 4, 3>(a, j, r);
-    if (a.rows - r == 2) tile<T, 4, 2>(a, j, r);
-    if (a.rows - r == 1) tile<T, 4, 1>(a, j, r);
+  alignas(32) float sums[R][width];
+  SPECD_UNROLL for (int r = 0; r < R; ++r)
+    SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) _mm256_store_ps(&sums[r][q * 8], acc[r][q]);
+#else
+  float sums[R][width] = {};
+  for (int64_t k = 0; k < in; ++k)
+    SPECD_UNROLL for (int r = 0; r < R; ++r)
+      for (int64_t c = 0; c < width; ++c)
+        sums[r][c] += x[r * in + k] * W::scalar(w + (c / kPanelWidth) * panel_stride + k * kPanelWidth + c % kPanelWidth);
+#endif
+  const int64_t valid = std::min<int64_t>(width, a.out - col0);
+  SPECD_UNROLL for (int r = 0; r < R; ++r) {
+    for (int64_t c = 0; c < valid; ++c) {
+      float v = sums[r][c] + (a.bias ? a.bias[col0 + c] : 0.0f);
+      y[r * a.out + c] = a.accumulate ? y[r * a.out + c] + v : v;
+    }
   }
-  for (; j < end; ++j)
-    for (int64_t r = 0; r < a.rows; ++r) tile<T, 1, 1>(a, j, r);
+}
+
+// All x rows against P panels: tiles of 3 rows, with 4 left over split 2 + 2 rather than 3 + 1
+// (a one-row tile of two panels has too few accumulators to hide the FMA latency).
+template <WeightType T, int P>
+void all_rows(const MatmulArgs& a, int64_t panel) {
+  int64_t r = 0;
+  while (a.rows - r >= 5 || a.rows - r == 3) {
+    panel_tile<T, 3, P>(a, panel, r);
+    r += 3;
+  }
+  for (; a.rows - r >= 2; r += 2) panel_tile<T, 2, P>(a, panel, r);
+  if (r < a.rows) panel_tile<T, 1, P>(a, panel, r);
+}
+
+// Panels [begin, end) for all x rows.
+template <WeightType T>
+void matmul_panels(const MatmulArgs& a, int64_t begin, int64_t end) {
+  int64_t p = begin;
+  if (a.rows == 1)
+    for (; p + 4 <= end; p += 4) panel_tile<T, 1, 4>(a, p, 0);
+  for (; p + 2 <= end; p += 2) all_rows<T, 2>(a, p);
+  if (p < end) all_rows<T, 1>(a, p);
 }
 
 template <WeightType T>
 void matmul_typed(const MatmulArgs& a, int threads) {
-  // Blocks of 64 output columns: a multiple of every tile width, small enough to balance.
-  const int64_t block = 64;
-  const int64_t blocks = (a.out + block - 1) / block;
+  // Blocks of 4 panels (64 outputs): a multiple of every tile width, small enough to balance.
+  const int64_t panels = panel_count(a.out), block = 4;
+  const int64_t blocks = (panels + block - 1) / block;
   if (threads <= 1 || blocks < 2) {
-    matmul_columns<T>(a, 0, a.out);
+    matmul_panels<T>(a, 0, panels);
     return;
   }
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t b = 0; b < blocks; ++b) matmul_columns<T>(a, b * block, std::min(a.out, (b + 1) * block));
+  for (int64_t b = 0; b < blocks; ++b) matmul_panels<T>(a, b * block, std::min(panels, (b + 1) * block));
+}
+
+template <typename Element>
+void pack_typed(const Element* w, int64_t out, int64_t in, Element* packed) {
+  for (int64_t p = 0; p < panel_count(out); ++p)
+    for (int64_t k = 0; k < in; ++k)
+      for (int64_t c = 0; c < kPanelWidth; ++c) {
+        const int64_t row = p * kPanelWidth + c;
+        packed[(p * in + k) * kPanelWidth + c] = row < out ? w[row * in + k] : Element(0);
+      }
 }
 
 }  // namespace
+
+void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed) {
+  if (type == WeightType::F32)
+    pack_typed(static_cast<const float*>(w), out, in, static_cast<float*>(packed));
+  else  // BF16 and F16 move as opaque 16-bit words
+    pack_typed(static_cast<const uint16_t*>(w), out, in, static_cast<uint16_t*>(packed));
+}
 
 void matmul(const MatmulArgs& a, int threads) {
   switch (a.type) {

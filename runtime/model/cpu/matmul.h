@@ -1,18 +1,30 @@
 #pragma once
 // y = x W^T (+ bias), or y += x W^T, for the row counts decoding uses (1 to a few dozen): the
 // regime where BLAS sgemm is weak (a single row runs 2-2.6x slower than gemv, and 2-16 rows are
-// poorly blocked). W is row-major [out, in], so every output is a dot product of two contiguous
-// rows; a register tile of W rows x X rows reuses each load several times. W may be stored in
-// F32, BF16 or F16 and is widened to float in registers; the arithmetic is float32.
+// poorly blocked). W [out, in] is packed once, at load time, into panels of 16 output rows stored
+// k-major, so a register tile multiplies a broadcast element of x into two 8-wide vectors of W and
+// writes 16 contiguous outputs: no horizontal sums, and each W load serves every row of the tile.
+// W may be stored in F32, BF16 or F16 and is widened to float in registers; the arithmetic is
+// float32.
 #include <cstdint>
 
 namespace specd::cpu {
 
 enum class WeightType { F32, BF16, F16 };
 
+constexpr int64_t kPanelWidth = 16;
+
+inline int64_t panel_count(int64_t out) { return (out + kPanelWidth - 1) / kPanelWidth; }
+// Elements of a packed [out, in] matrix: whole panels, zero-padded past `out`.
+inline int64_t packed_elements(int64_t out, int64_t in) { return panel_count(out) * kPanelWidth * in; }
+
+// packed[(p * in + k) * 16 + c] = w[(p * 16 + c) * in + k], or 0 where p * 16 + c >= out. Both
+// buffers hold elements of `type`.
+void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed);
+
 struct MatmulArgs {
   const float* x;     // [rows, in], row stride in
-  const void* w;      // [out, in], row stride in, elements of `type`
+  const void* w;      // W [out, in] packed by pack_panels, elements of `type`
   WeightType type;
   const float* bias;  // [out] or nullptr
   float* y;           // [rows, out], row stride out
@@ -20,10 +32,10 @@ struct MatmulArgs {
   bool accumulate;    // y += instead of y =
 };
 
-// Splits the output columns across `threads` OpenMP threads.
+// Splits the panels across `threads` OpenMP threads.
 void matmul(const MatmulArgs& args, int threads);
 
-// One row of W widened to float (embedding lookups).
+// One row of an unpacked W [rows, width] widened to float (embedding lookups).
 void widen_row(const void* w, WeightType type, int64_t row, int64_t width, float* out);
 
 }  // namespace specd::cpu
