@@ -158,9 +158,11 @@ TEST_CASE("truncate drops rows so that a re-run gives the same logits", "[model]
 TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes", "[model][oracle]") {
   auto cfg = test::tiny_config("qwen2");
   cfg.num_key_value_heads = 1;  // multi-query attention: every head shares one key/value head
+  // Head sizes for each attention path: 8-wide blocks only, 32-wide blocks plus a tail, 32-wide.
+  cfg.head_dim = GENERATE(16, 40, 64);
   auto dtype = GENERATE(DType::F32, DType::BF16, DType::F16);
   auto threads = GENERATE(1, 2);
-  CAPTURE(dtype_name(dtype), threads);
+  CAPTURE(cfg.head_dim, dtype_name(dtype), threads);
   std::string dir = test::write_model("backends", cfg, dtype);
   auto run_with = [&](bool aten) {
     auto model = test::load_model(dir, aten, threads);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "model/cpu/attention.h"
 #include "model/cpu/matmul.h"
 #include "model/cpu/vector_math.h"
 #include "model/model_weights.h"
@@ -46,9 +47,16 @@ void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, 
   }
 }
 
+// For each new token, the rows after the shared prefix that it sees (its ancestors and itself).
+struct SeenRows {
+  std::vector<int32_t> rows;     // token i's rows start at offsets[i]
+  std::vector<int64_t> offsets;  // n + 1 entries
+};
+
 // Scratch buffers reused across calls so that a decoding step allocates nothing.
 struct Workspace {
   std::vector<float> x, normed, qkv, attended, gate_up, act, scores;
+  SeenRows seen;
 };
 
 Workspace& workspace() {
@@ -75,10 +83,21 @@ struct AttentionShape {
   float scale;  // 1/sqrt(head_dim)
 };
 
-// out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the shared prefix and the visible rows after it.
-void attend(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const uint8_t* visible,
+void collect_seen_rows(const AttentionShape& s, const uint8_t* visible, SeenRows& seen) {
+  const int64_t span = s.past + s.n - s.shared;
+  seen.rows.clear();
+  seen.offsets.assign(1, 0);
+  for (int64_t i = 0; i < s.n; ++i) {
+    for (int64_t c = 0; c < span; ++c)
+      if (visible[i * span + c]) seen.rows.push_back(static_cast<int32_t>(s.shared + c));
+    seen.offsets.push_back(static_cast<int64_t>(seen.rows.size()));
+  }
+}
+
+// out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the shared prefix and the rows token i sees.
+void attend(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const SeenRows& seen,
             float* out, std::vector<float>& scores, int threads) {
-  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads, span = total - s.shared;
+  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
   scores.resize(static_cast<size_t>(threads * total));
 #pragma omp parallel for num_threads(threads) collapse(2) schedule(static) if (threads > 1 && s.heads * s.n > 1)
   for (int64_t h = 0; h < s.heads; ++h) {
@@ -88,26 +107,11 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
 #else
       float* score = scores.data();
 #endif
-      const float* q = qkv + i * s.qkv_width + h * s.head_dim;
-      const float* k = keys + (h / group) * s.capacity * s.head_dim;
-      const float* v = values + (h / group) * s.capacity * s.head_dim;
-      float max_score = -INFINITY;
-      int64_t count = 0;
-      // Visible keys are packed to the front of `score`; `index` recovers their rows below.
-      for (int64_t j = 0; j < total; ++j) {
-        if (j >= s.shared && !visible[i * span + (j - s.shared)]) continue;
-        float d = cpu::dot(q, k + j * s.head_dim, s.head_dim) * s.scale;
-        score[count++] = d;
-        max_score = std::max(max_score, d);
-      }
-      float inv_sum = 1.0f / cpu::exp_shifted_sum(score, count, max_score);
-      float* o = out + i * s.heads * s.head_dim + h * s.head_dim;
-      std::fill(o, o + s.head_dim, 0.0f);
-      int64_t c = 0;
-      for (int64_t j = 0; j < total; ++j) {
-        if (j >= s.shared && !visible[i * span + (j - s.shared)]) continue;
-        cpu::axpy(score[c++] * inv_sum, v + j * s.head_dim, o, s.head_dim);
-      }
+      const int64_t kv_offset = (h / group) * s.capacity * s.head_dim;
+      const cpu::AttentionKeys kv{keys + kv_offset, values + kv_offset, s.head_dim, s.shared,
+                                  seen.rows.data() + seen.offsets[i], seen.offsets[i + 1] - seen.offsets[i]};
+      cpu::attend_head(kv, qkv + i * s.qkv_width + h * s.head_dim, s.scale, score,
+                       out + i * s.heads * s.head_dim + h * s.head_dim);
     }
   }
 }
@@ -155,6 +159,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const float* rope_sin = data(weights.rope_sin);
   const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
                              1.0f / std::sqrt(static_cast<float>(head_dim))};
+  collect_seen_rows(shape, plan.visible.data(), ws.seen);
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
@@ -172,7 +177,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
         std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
       }
     }
-    attend(shape, ws.qkv.data(), keys, values, plan.visible.data(), ws.attended.data(), ws.scores, threads);
+    attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
     project(ws.attended.data(), n, w.o, hidden, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
