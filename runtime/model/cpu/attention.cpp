@@ -1,22 +1,16 @@
 #include "model/cpu/attention.h"
+#include "model/cpu/simd.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "model/cpu/vector_math.h"
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define SPECD_HAVE_AVX2 1
-#endif
 
 namespace specd::cpu {
 namespace {
 
 #ifdef SPECD_HAVE_AVX2
-// Fully unrolled loops over register arrays keep them in registers (GCC 12 otherwise spills).
-#define SPECD_UNROLL _Pragma("GCC unroll 8")
-
 // scores[t] = scale * q . K[t] for 8 consecutive rows: eight dot products reduced together by a
 // transpose-add (hadd tree) instead of eight horizontal sums.
 inline void score_block8(const float* q, const float* k, int64_t head_dim, float scale, float* scores) {

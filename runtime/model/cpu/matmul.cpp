@@ -1,14 +1,11 @@
 #include "model/cpu/matmul.h"
+#include "model/cpu/simd.h"
 
 #include "io/half_precision.h"
 
 #include <algorithm>
 #include <cstring>
 
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#include <immintrin.h>
-#define SPECD_HAVE_AVX2 1
-#endif
 
 namespace specd::cpu {
 namespace {
@@ -39,10 +36,6 @@ template <> struct Weights<WeightType::F16> {
   static __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
 #endif
 };
-
-// Unrolled loops over the tile's rows and vectors: GCC then keeps the accumulators in registers
-// instead of storing them to the stack on every k.
-#define SPECD_UNROLL _Pragma("GCC unroll 16")
 
 // R rows of x against P panels (16 * P outputs) from panel `panel` and x row `row`. Accumulators
 // R x 2P, R broadcasts and one W vector stay within AVX2's 16 ymm registers for (1,4), (2,2),

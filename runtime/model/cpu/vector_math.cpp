@@ -1,11 +1,8 @@
 #include "model/cpu/vector_math.h"
+#include "model/cpu/simd.h"
 
 #include <cmath>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define SPECD_HAVE_AVX2 1
-#endif
 
 namespace specd::cpu {
 namespace {
