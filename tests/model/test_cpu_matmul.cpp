@@ -85,6 +85,14 @@ TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and e
   CHECK(worst < 1e-5 * in + 1e-5);
 }
 
+TEST_CASE("BF16 panels interleave the two halves of each panel row") {
+  CHECK(cpu::panel_slot(WeightType::BF16, 0) == 0);
+  CHECK(cpu::panel_slot(WeightType::BF16, 8) == 1);
+  CHECK(cpu::panel_slot(WeightType::BF16, 1) == 2);
+  CHECK(cpu::panel_slot(WeightType::BF16, 15) == 15);
+  CHECK(cpu::panel_slot(WeightType::F16, 8) == 8);
+}
+
 TEST_CASE("packing puts W[row, k] at panel row / 16, position (k, row % 16) and pads with zeros") {
   const int64_t out = 20, in = 3;
   std::vector<float> w(out * in);

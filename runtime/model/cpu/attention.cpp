@@ -68,6 +68,7 @@ void weighted_sum(const AttentionKeys& kv, const float* w, float* out) {
     weighted_rows32(w + kv.prefix, kv.values + d, hd, kv.extra, 0, kv.extra_count, out + d);
   }
 #endif
+  if (d == hd) return;
   for (int64_t c = 0; c < kv.prefix + kv.extra_count; ++c) {
     const int64_t row = c < kv.prefix ? c : kv.extra[c - kv.prefix];
     const float* v = kv.values + row * hd;
@@ -88,10 +89,9 @@ void attend_head(const AttentionKeys& kv, const float* q, float scale, float* sc
     const int64_t row = c < kv.prefix ? c : kv.extra[c - kv.prefix];
     scores[c] = dot(q, kv.keys + row * hd, hd) * scale;
   }
-  const float max_score = *std::max_element(scores, scores + count);
-  const float inv_sum = 1.0f / exp_shifted_sum(scores, count, max_score);
-  for (int64_t i = 0; i < count; ++i) scores[i] *= inv_sum;
+  const float inv_sum = 1.0f / exp_shifted_sum(scores, count, max_value(scores, count));
   weighted_sum(kv, scores, out);
+  for (int64_t i = 0; i < hd; ++i) out[i] *= inv_sum;
 }
 
 }  // namespace specd::cpu

@@ -5,41 +5,56 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 
 namespace specd::cpu {
 namespace {
 
-// Scalar and vector loads of weights of each stored type, widened to float.
+// Loads of one panel row (16 weights of one k) widened to float: `scalar(p, c)` gives column c,
+// `load16` the columns 0-7 and 8-15 as two vectors.
 template <WeightType T> struct Weights;
 template <> struct Weights<WeightType::F32> {
   using Element = float;
-  static float scalar(const float* p) { return *p; }
+  static float scalar(const float* p, int64_t c) { return p[c]; }
 #ifdef SPECD_HAVE_AVX2
-  static __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+  static void load16(const float* p, __m256& low, __m256& high) {
+    low = _mm256_loadu_ps(p);
+    high = _mm256_loadu_ps(p + 8);
+    // Pin both in registers: GCC would otherwise fold the load into every FMA that reads it,
+    // and R loads of the same vector make the tile load-bound.
+    asm("" : "+x"(low), "+x"(high));
+  }
 #endif
 };
+// BF16 panels are stored interleaved (see panel_slot): one 256-bit load holds columns j and 8 + j
+// in the low and high halves of 32-bit lane j, so a shift and a mask widen all 16, one cheap op
+// per 8 weights. The conversion, not the FMA, bounds a BF16 decoding step otherwise.
 template <> struct Weights<WeightType::BF16> {
   using Element = uint16_t;
-  static float scalar(const uint16_t* p) { return bf16_to_float(*p); }
+  static float scalar(const uint16_t* p, int64_t c) { return bf16_to_float(p[panel_slot(WeightType::BF16, c)]); }
 #ifdef SPECD_HAVE_AVX2
-  static __m256 load8(const uint16_t* p) {
-    __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+  static void load16(const uint16_t* p, __m256& low, __m256& high) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    low = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+    high = _mm256_and_ps(_mm256_castsi256_ps(v), _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
   }
 #endif
 };
 template <> struct Weights<WeightType::F16> {
   using Element = uint16_t;
-  static float scalar(const uint16_t* p) { return half_to_float(*p); }
+  static float scalar(const uint16_t* p, int64_t c) { return half_to_float(p[c]); }
 #ifdef SPECD_HAVE_AVX2
-  static __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+  static void load16(const uint16_t* p, __m256& low, __m256& high) {
+    low = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    high = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)));
+  }
 #endif
 };
 
 // R rows of x against P panels (16 * P outputs) from panel `panel` and x row `row`. Accumulators
-// R x 2P, R broadcasts and one W vector stay within AVX2's 16 ymm registers for (1,4), (2,2),
-// (3,2). Every W load feeds R FMAs; x comes in as broadcasts, one per row and k.
+// R x 2P, the broadcasts and the W vectors stay within AVX2's 16 ymm registers for (1,4), (2,2),
+// (3,2) and (R<=6,1). Every W load feeds R FMAs; x comes in as broadcasts, one per row and k.
 template <WeightType T, int R, int P>
 inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   using W = Weights<T>;
@@ -56,9 +71,13 @@ inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   for (int64_t k = 0; k < in; ++k) {
     __m256 xb[R];
     SPECD_UNROLL for (int r = 0; r < R; ++r) xb[r] = _mm256_broadcast_ss(x + r * in + k);
-    SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) {
-      __m256 wv = W::load8(w + (q / 2) * panel_stride + k * kPanelWidth + (q % 2) * 8);
-      SPECD_UNROLL for (int r = 0; r < R; ++r) acc[r][q] = _mm256_fmadd_ps(xb[r], wv, acc[r][q]);
+    SPECD_UNROLL for (int p = 0; p < P; ++p) {
+      __m256 low, high;
+      W::load16(w + p * panel_stride + k * kPanelWidth, low, high);
+      SPECD_UNROLL for (int r = 0; r < R; ++r) {
+        acc[r][2 * p] = _mm256_fmadd_ps(xb[r], low, acc[r][2 * p]);
+        acc[r][2 * p + 1] = _mm256_fmadd_ps(xb[r], high, acc[r][2 * p + 1]);
+      }
     }
   }
   if (col0 + width <= a.out) {
@@ -81,7 +100,7 @@ inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   for (int64_t k = 0; k < in; ++k)
     SPECD_UNROLL for (int r = 0; r < R; ++r)
       for (int64_t c = 0; c < width; ++c)
-        sums[r][c] += x[r * in + k] * W::scalar(w + (c / kPanelWidth) * panel_stride + k * kPanelWidth + c % kPanelWidth);
+        sums[r][c] += x[r * in + k] * W::scalar(w + (c / kPanelWidth) * panel_stride + k * kPanelWidth, c % kPanelWidth);
 #endif
   const int64_t valid = std::min<int64_t>(width, a.out - col0);
   SPECD_UNROLL for (int r = 0; r < R; ++r) {
@@ -92,27 +111,56 @@ inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   }
 }
 
-// All x rows against P panels: tiles of 3 rows, with 4 left over split 2 + 2 rather than 3 + 1
-// (a one-row tile of two panels has too few accumulators to hide the FMA latency).
+// A tile of `count` rows (1-6) over one panel, or (1-3) over two: the register budget.
 template <WeightType T, int P>
-void all_rows(const MatmulArgs& a, int64_t panel) {
-  int64_t r = 0;
-  while (a.rows - r >= 5 || a.rows - r == 3) {
-    panel_tile<T, 3, P>(a, panel, r);
-    r += 3;
+void tile_of(const MatmulArgs& a, int64_t panel, int64_t row, int64_t count) {
+  switch (count) {
+    case 1: return panel_tile<T, 1, P>(a, panel, row);
+    case 2: return panel_tile<T, 2, P>(a, panel, row);
+    case 3: return panel_tile<T, 3, P>(a, panel, row);
   }
-  for (; a.rows - r >= 2; r += 2) panel_tile<T, 2, P>(a, panel, r);
-  if (r < a.rows) panel_tile<T, 1, P>(a, panel, r);
+  if constexpr (P == 1) {
+    switch (count) {
+      case 4: return panel_tile<T, 4, 1>(a, panel, row);
+      case 5: return panel_tile<T, 5, 1>(a, panel, row);
+      case 6: return panel_tile<T, 6, 1>(a, panel, row);
+    }
+  }
+  throw std::logic_error("matmul: no tile for this row count");
 }
 
-// Panels [begin, end) for all x rows.
+// The x rows in as few near-equal tiles of at most 6 rows as possible, so that W is streamed
+// once per tile: 8 rows -> 4 + 4, 16 -> 6 + 5 + 5. (A tile needs 2 rows or more to have enough
+// accumulators to hide the FMA latency, which one row gets from four panels instead.)
+struct RowTiles {
+  int64_t count, base, larger;  // `larger` tiles of base + 1 rows, then base-row tiles
+  explicit RowTiles(int64_t rows) : count((rows + 5) / 6), base(rows / count), larger(rows % count) {}
+};
+
+// Panels [begin, end) for all x rows: tiles of up to 3 rows span two panels, larger ones one.
 template <WeightType T>
 void matmul_panels(const MatmulArgs& a, int64_t begin, int64_t end) {
   int64_t p = begin;
-  if (a.rows == 1)
+  if (a.rows == 1) {
     for (; p + 4 <= end; p += 4) panel_tile<T, 1, 4>(a, p, 0);
-  for (; p + 2 <= end; p += 2) all_rows<T, 2>(a, p);
-  if (p < end) all_rows<T, 1>(a, p);
+    for (; p < end; ++p) panel_tile<T, 1, 1>(a, p, 0);
+    return;
+  }
+  const RowTiles tiles(a.rows);
+  for (; p < end; p += 2) {
+    const bool pair = p + 1 < end;
+    int64_t row = 0;
+    for (int64_t t = 0; t < tiles.count; ++t) {
+      const int64_t rows = tiles.base + (t < tiles.larger ? 1 : 0);
+      if (rows <= 3 && pair) {
+        tile_of<T, 2>(a, p, row, rows);
+      } else {
+        tile_of<T, 1>(a, p, row, rows);
+        if (pair) tile_of<T, 1>(a, p + 1, row, rows);
+      }
+      row += rows;
+    }
+  }
 }
 
 template <WeightType T>
@@ -129,12 +177,12 @@ void matmul_typed(const MatmulArgs& a, int threads) {
 }
 
 template <typename Element>
-void pack_typed(const Element* w, int64_t out, int64_t in, Element* packed) {
+void pack_typed(const Element* w, WeightType type, int64_t out, int64_t in, Element* packed) {
   for (int64_t p = 0; p < panel_count(out); ++p)
     for (int64_t k = 0; k < in; ++k)
       for (int64_t c = 0; c < kPanelWidth; ++c) {
         const int64_t row = p * kPanelWidth + c;
-        packed[(p * in + k) * kPanelWidth + c] = row < out ? w[row * in + k] : Element(0);
+        packed[(p * in + k) * kPanelWidth + panel_slot(type, c)] = row < out ? w[row * in + k] : Element(0);
       }
 }
 
@@ -142,9 +190,9 @@ void pack_typed(const Element* w, int64_t out, int64_t in, Element* packed) {
 
 void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed) {
   if (type == WeightType::F32)
-    pack_typed(static_cast<const float*>(w), out, in, static_cast<float*>(packed));
+    pack_typed(static_cast<const float*>(w), type, out, in, static_cast<float*>(packed));
   else  // BF16 and F16 move as opaque 16-bit words
-    pack_typed(static_cast<const uint16_t*>(w), out, in, static_cast<uint16_t*>(packed));
+    pack_typed(static_cast<const uint16_t*>(w), type, out, in, static_cast<uint16_t*>(packed));
 }
 
 void matmul(const MatmulArgs& a, int threads) {

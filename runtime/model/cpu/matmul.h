@@ -18,8 +18,12 @@ inline int64_t panel_count(int64_t out) { return (out + kPanelWidth - 1) / kPane
 // Elements of a packed [out, in] matrix: whole panels, zero-padded past `out`.
 inline int64_t packed_elements(int64_t out, int64_t in) { return panel_count(out) * kPanelWidth * in; }
 
-// packed[(p * in + k) * 16 + c] = w[(p * 16 + c) * in + k], or 0 where p * 16 + c >= out. Both
-// buffers hold elements of `type`.
+// Where column c (0-15) of a panel row is stored: in place, except BF16, which interleaves the two
+// halves (columns j and 8 + j side by side) so that the kernel widens them with a shift and a mask.
+inline int64_t panel_slot(WeightType type, int64_t c) { return type == WeightType::BF16 ? (c % 8) * 2 + c / 8 : c; }
+
+// packed[(p * in + k) * 16 + panel_slot(c)] = w[(p * 16 + c) * in + k], or 0 where p * 16 + c >= out.
+// Both buffers hold elements of `type`.
 void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed);
 
 struct MatmulArgs {

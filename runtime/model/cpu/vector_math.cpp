@@ -1,6 +1,7 @@
 #include "model/cpu/vector_math.h"
 #include "model/cpu/simd.h"
 
+#include <algorithm>
 #include <cmath>
 
 
@@ -58,6 +59,26 @@ float dot(const float* a, const float* b, int64_t n) {
 
 void axpy(float alpha, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+float max_value(const float* v, int64_t n) {
+  int64_t i = 0;
+  float best = v[0];
+#ifdef SPECD_HAVE_AVX2
+  if (n >= 8) {
+    // Four independent chains: a single running max waits on each comparison's latency.
+    __m256 m[4] = {_mm256_loadu_ps(v), _mm256_loadu_ps(v), _mm256_loadu_ps(v), _mm256_loadu_ps(v)};
+    for (; i + 32 <= n; i += 32)
+      SPECD_UNROLL for (int c = 0; c < 4; ++c) m[c] = _mm256_max_ps(m[c], _mm256_loadu_ps(v + i + 8 * c));
+    for (; i + 8 <= n; i += 8) m[0] = _mm256_max_ps(m[0], _mm256_loadu_ps(v + i));
+    __m256 all = _mm256_max_ps(_mm256_max_ps(m[0], m[1]), _mm256_max_ps(m[2], m[3]));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(all), _mm256_extractf128_ps(all, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    best = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+  }
+#endif
+  for (; i < n; ++i) best = std::max(best, v[i]);
+  return best;
 }
 
 float exp_shifted_sum(float* v, int64_t n, float shift) {

@@ -7,6 +7,8 @@ namespace specd::cpu {
 float dot(const float* a, const float* b, int64_t n);
 // y += alpha * x
 void axpy(float alpha, const float* x, float* y, int64_t n);
+// max_i v[i] for n >= 1.
+float max_value(const float* v, int64_t n);
 // v[i] = exp(v[i] - shift); returns the sum of the results.
 float exp_shifted_sum(float* v, int64_t n, float shift);
 // out[i] = silu(gate[i]) * up[i]
