@@ -14,6 +14,7 @@
 
 #include "bench_timing.h"
 #include "commands.h"
+#include "decode/forward_cost.h"
 #include "decode/methods.h"
 #include "decode/request_runner.h"
 #include "io/atomic_file.h"
@@ -74,7 +75,7 @@ void print_curve(const char* label, const nlohmann::json& curve) {
 }  // namespace
 
 int run_bench_methods(const Args& args) {
-  std::string model_dir, draft_dir, workloads_dir, methods_text, categories_text, json_path, traces_path;
+  std::string model_dir, draft_dir, workloads_dir, methods_text, categories_text, json_path, traces_path, budget_mode;
   int64_t max_prompts = 5;
   int repeats = 3;
   SamplingParams sampling;
@@ -101,6 +102,9 @@ int run_bench_methods(const Args& args) {
       ("pld-tokens", po::value(&method_options.pld.num_pred_tokens)->default_value(10), "pld: tokens copied")
       ("sam-threshold", po::value(&method_options.sam.len_threshold)->default_value(5), "sam: shortest match used")
       ("sam-predicts", po::value(&method_options.sam.n_predicts)->default_value(40), "sam: draft length counting the root")
+      ("draft-budget", po::value(&budget_mode)->default_value("auto"),
+       "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
+       "online acceptance); fixed: always the options' full length")
       ("json", po::value(&json_path), "also write the results as JSON to this file")
       ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file");
   add_device_options(desc, device);
@@ -109,6 +113,8 @@ int run_bench_methods(const Args& args) {
   if (max_prompts < 1) input_error("--max-prompts", "must be at least 1");
   if (repeats < 1) input_error("--repeats", "must be at least 1");
   validate(sampling);
+  if (budget_mode != "auto" && budget_mode != "fixed") input_error("--draft-budget", "must be auto or fixed, not '" + budget_mode + "'");
+  method_options.adaptive_budget = budget_mode == "auto";
   const bool greedy = sampling.temperature == 0.0;
 
   std::vector<std::string> methods{"ar"};
@@ -145,6 +151,10 @@ int run_bench_methods(const Args& args) {
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
   std::vector<int32_t> stop_tokens;
   for (int64_t id : target->config().eos_token_ids) stop_tokens.push_back(static_cast<int32_t>(id));
+  if (method_options.adaptive_budget) {  // measured once for every method
+    method_options.target_cost = measure_cost_curve(*target, 64);
+    if (draft) method_options.draft_ms_per_token = measure_cost_curve(*draft, 1).at(1);
+  }
   std::map<std::string, Policy> policies;
   for (const auto& m : methods) policies.emplace(m, make_method(m, *target, draft, sampling, method_options));
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "decode/forward_cost.h"
 #include "decode/model_chain_drafter.h"
 #include "model/llama_model.h"
 #include "spec/greedy_acceptor.h"
@@ -58,6 +59,15 @@ Policy make_method(const std::string& method, const LlamaModel& target, std::sha
     policy.drafter = std::make_unique<SamDrafter>(options.sam, policy.fallback.get());
     policy.max_nodes = std::max(options.sam.n_predicts - 1, draft ? options.tree.nodes : 0);
     policy.max_depth = std::max(options.sam.n_predicts - 1, draft ? options.tree.depth : 0);
+  }
+  if (options.adaptive_budget && !policy.autoregressive) {
+    DraftBudgetOptions budget = options.budget;
+    // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.
+    const bool model_drafts = method_needs_draft(method) || (method == "sam" && draft);
+    if (model_drafts) budget.draft_ms_per_node = options.draft_ms_per_token ? *options.draft_ms_per_token
+                                                                             : measure_cost_curve(*draft, 1).at(1);
+    CostCurve cost = options.target_cost ? *options.target_cost : measure_cost_curve(target, policy.max_nodes + 1);
+    policy.budget = std::make_unique<DraftBudget>(std::move(cost), budget);
   }
   return policy;
 }

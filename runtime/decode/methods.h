@@ -2,12 +2,14 @@
 // Decoding methods by name: a Policy is a drafter plus an acceptor plus the draft budget. A new
 // method is a new drafter or acceptor file and one entry in make_method.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "decode/model_tree_drafter.h"
 #include "sampling/sampler.h"
 #include "spec/acceptor.h"
+#include "spec/draft_budget.h"
 #include "spec/drafter.h"
 #include "spec/pld_drafter.h"
 #include "spec/sam_drafter.h"
@@ -21,6 +23,15 @@ struct MethodOptions {
   TreeDraftOptions tree;      // sd-tree and SAM's fallback
   PldOptions pld;
   SamOptions sam;
+  // Cost-aware draft length (spec/draft_budget.h): each step drafts at most the options above
+  // allow, fewer when the measured cost curve says a longer draft does not pay. false: always the
+  // full budget (the reference methods' fixed lengths).
+  bool adaptive_budget = true;
+  DraftBudgetOptions budget;
+  // The target's cost curve and the draft's cost per drafted token; make_method measures what is
+  // missing (a caller building several methods measures once and passes them in).
+  std::optional<CostCurve> target_cost;
+  std::optional<double> draft_ms_per_token;
 };
 
 struct Policy {
@@ -30,6 +41,7 @@ struct Policy {
   std::unique_ptr<Drafter> drafter;
   std::unique_ptr<Acceptor> acceptor;
   int32_t max_nodes = 0, max_depth = 0;
+  std::unique_ptr<DraftBudget> budget;  // null: fixed budget
 };
 
 // The methods make_method knows, in display order.

@@ -66,6 +66,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
 
   auto decode_start = Clock::now();
   drafter.begin(prompt);
+  if (options.budget) options.budget->reset();
   bool going = emit(sampler.sample(first.data_ptr<float>(), vocab));
   std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
   while (going) {
@@ -77,6 +78,10 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     const int64_t remaining = budget - static_cast<int64_t>(out.tokens.size());
     DraftRequest request{committed, root, options.max_draft_nodes,
                          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, context - 1 - base})))};
+    if (options.budget) {
+      request.max_nodes = options.budget->nodes(request.max_nodes);
+      request.max_depth = std::min(request.max_depth, request.max_nodes);
+    }
     if (request.max_depth == 0) request.max_nodes = 0;
 
     auto t0 = Clock::now();
@@ -100,6 +105,10 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
     drafter.observe(StepFeedback{tree, result, committed_now});
+    if (options.budget) {
+      const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
+      options.budget->observe(depth, static_cast<int32_t>(result.path.size()) - 1);
+    }
 
     record.draft_size = tree.size() - 1;
     record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;

@@ -9,6 +9,7 @@
 
 #include "decode/autoregressive.h"
 #include "spec/acceptor.h"
+#include "spec/draft_budget.h"
 #include "spec/drafter.h"
 #include "trace/trace_records.h"
 
@@ -20,6 +21,9 @@ struct SpeculativeOptions {
   GenerateOptions generate;    // budget, sampling, stop tokens, on_token
   int32_t max_draft_nodes = 16;  // drafted nodes per step besides the root
   int32_t max_draft_depth = 8;
+  // Optional: caps each step's drafted nodes (and depth) by expected tokens per ms; reset at the
+  // start of the request and fed every step's outcome.
+  DraftBudget* budget = nullptr;
 };
 
 struct SpeculativeOutput {

@@ -47,9 +47,12 @@ void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, 
   }
 }
 
-// For each new token, the rows after the shared prefix that it sees (its ancestors and itself).
+// For each new token, the rows it sees: all rows before prefix[i] (the shared prefix, extended
+// by any unbroken run after it, as in a chain or a prefill), then a list of further rows (tree
+// ancestors and itself).
 struct SeenRows {
-  std::vector<int32_t> rows;     // token i's rows start at offsets[i]
+  std::vector<int64_t> prefix;   // n entries
+  std::vector<int32_t> rows;     // token i's further rows start at offsets[i]
   std::vector<int64_t> offsets;  // n + 1 entries
 };
 
@@ -85,11 +88,16 @@ struct AttentionShape {
 
 void collect_seen_rows(const AttentionShape& s, const uint8_t* visible, SeenRows& seen) {
   const int64_t span = s.past + s.n - s.shared;
+  seen.prefix.clear();
   seen.rows.clear();
   seen.offsets.assign(1, 0);
   for (int64_t i = 0; i < s.n; ++i) {
-    for (int64_t c = 0; c < span; ++c)
-      if (visible[i * span + c]) seen.rows.push_back(static_cast<int32_t>(s.shared + c));
+    const uint8_t* row = visible + i * span;
+    int64_t c = 0;
+    while (c < span && row[c]) ++c;
+    seen.prefix.push_back(s.shared + c);
+    for (; c < span; ++c)
+      if (row[c]) seen.rows.push_back(static_cast<int32_t>(s.shared + c));
     seen.offsets.push_back(static_cast<int64_t>(seen.rows.size()));
   }
 }
@@ -108,7 +116,7 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
       float* score = scores.data();
 #endif
       const int64_t kv_offset = (h / group) * s.capacity * s.head_dim;
-      const cpu::AttentionKeys kv{keys + kv_offset, values + kv_offset, s.head_dim, s.shared,
+      const cpu::AttentionKeys kv{keys + kv_offset, values + kv_offset, s.head_dim, seen.prefix[i],
                                   seen.rows.data() + seen.offsets[i], seen.offsets[i + 1] - seen.offsets[i]};
       cpu::attend_head(kv, qkv + i * s.qkv_width + h * s.head_dim, s.scale, score,
                        out + i * s.heads * s.head_dim + h * s.head_dim);

@@ -1,0 +1,51 @@
+#include "decode/forward_cost.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "model/llama_model.h"
+
+namespace specd {
+
+CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_t prefix, int repeats) {
+  std::vector<int32_t> sizes;
+  for (int32_t n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})
+    if (n <= std::max(1, max_tokens)) sizes.push_back(n);
+  prefix = std::min<int64_t>(prefix, model.context_length() - sizes.back());
+  while (prefix < 0 && sizes.size() > 1) {  // a tiny context: drop the sizes that do not fit
+    sizes.pop_back();
+    prefix = std::min<int64_t>(64, model.context_length() - sizes.back());
+  }
+  prefix = std::max<int64_t>(prefix, 0);
+
+  at::InferenceMode guard;
+  const int64_t vocab = model.config().vocab_size;
+  KvCache cache = model.new_cache(prefix + sizes.back());
+  if (prefix > 0) {
+    ForwardRequest fill;
+    for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back(static_cast<int32_t>((i * 7919) % vocab));
+    fill.logits = LogitsWanted::None;
+    model.forward(cache, fill);
+  }
+  std::vector<std::pair<int32_t, double>> points;
+  for (int32_t n : sizes) {
+    ForwardRequest step;
+    for (int32_t i = 0; i < n; ++i) step.tokens.push_back(static_cast<int32_t>((i * 104729 + 17) % vocab));
+    std::vector<double> ms;
+    for (int r = 0; r <= repeats; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      model.forward(cache, step).logits.to(at::kCPU);  // to the CPU: waits for a device
+      if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      cache.truncate(prefix);
+    }
+    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+    points.emplace_back(n, std::max(ms[ms.size() / 2], 1e-6));
+  }
+  // Noise can make a larger forward look cheaper; the budget assumes a non-decreasing curve.
+  for (size_t i = 1; i < points.size(); ++i) points[i].second = std::max(points[i].second, points[i - 1].second);
+  return CostCurve(points);
+}
+
+}  // namespace specd

@@ -1,0 +1,72 @@
+#include "spec/draft_budget.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace specd {
+
+CostCurve::CostCurve(std::vector<std::pair<int32_t, double>> points) : points_(std::move(points)) {
+  if (points_.empty()) throw std::invalid_argument("cost curve: no points");
+  for (size_t i = 0; i < points_.size(); ++i) {
+    if (points_[i].first < 1 || !(points_[i].second > 0)) throw std::invalid_argument("cost curve: n >= 1 and ms > 0 expected");
+    if (i > 0 && points_[i].first <= points_[i - 1].first) throw std::invalid_argument("cost curve: n must ascend");
+  }
+}
+
+double CostCurve::at(int32_t n) const {
+  if (points_.empty()) throw std::logic_error("cost curve: empty");
+  if (points_.size() == 1 || n <= points_.front().first) {
+    // One point, or below the first: scale it (a lower bound on the per-token cost).
+    const auto& [n0, ms0] = points_.front();
+    return n <= n0 ? ms0 : ms0 * n / n0;
+  }
+  size_t hi = 1;
+  while (hi + 1 < points_.size() && points_[hi].first < n) ++hi;
+  const auto& [n0, ms0] = points_[hi - 1];
+  const auto& [n1, ms1] = points_[hi];
+  return ms0 + (ms1 - ms0) * (n - n0) / static_cast<double>(n1 - n0);
+}
+
+DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
+    : cost_(std::move(target_cost)), options_(options) {
+  if (cost_.empty()) throw std::invalid_argument("draft budget: empty cost curve");
+  if (!(options_.prior_acceptance > 0 && options_.prior_acceptance < 1)) throw std::invalid_argument("draft budget: prior in (0, 1)");
+  if (!(options_.decay > 0 && options_.decay <= 1)) throw std::invalid_argument("draft budget: decay in (0, 1]");
+}
+
+void DraftBudget::reset() { accepted_ = rejected_ = 0; }
+
+double DraftBudget::acceptance() const {
+  const double w = options_.prior_weight;
+  return (accepted_ + w * options_.prior_acceptance) / (accepted_ + rejected_ + w);
+}
+
+double DraftBudget::rate(int32_t k, double a) const {
+  double expected = 1, term = 1;
+  for (int32_t i = 1; i <= k; ++i) expected += (term *= a);
+  return expected / (cost_.at(k + 1) + k * options_.draft_ms_per_node);
+}
+
+int32_t DraftBudget::nodes(int32_t max_nodes) const {
+  const double a = acceptance();
+  int32_t best = 0;
+  double best_rate = rate(0, a);
+  for (int32_t k = 1; k <= max_nodes; ++k) {
+    const double r = rate(k, a);
+    if (r > best_rate) {
+      best = k;
+      best_rate = r;
+    }
+  }
+  return best;
+}
+
+void DraftBudget::observe(int32_t drafted, int32_t accepted) {
+  accepted_ *= options_.decay;
+  rejected_ *= options_.decay;
+  if (drafted <= 0) return;
+  accepted_ += accepted;
+  if (accepted < drafted) rejected_ += 1;  // the chain stopped at a rejection
+}
+
+}  // namespace specd

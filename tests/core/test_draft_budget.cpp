@@ -1,0 +1,63 @@
+// The cost-aware draft budget: it drafts long when verification is cheap and the drafts are
+// accepted, not at all when they are not, and learns the acceptance rate from the steps.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "spec/draft_budget.h"
+
+using namespace specd;
+
+TEST_CASE("a cost curve interpolates between its points and extrapolates beyond them") {
+  CostCurve curve({{1, 1.0}, {2, 1.5}, {4, 2.5}, {8, 5.0}});
+  CHECK(curve.at(1) == Approx(1.0));
+  CHECK(curve.at(3) == Approx(2.0));
+  CHECK(curve.at(6) == Approx(3.75));
+  CHECK(curve.at(12) == Approx(7.5));
+  CHECK_THROWS(CostCurve({{2, 1.0}, {1, 2.0}}));
+  CHECK_THROWS(CostCurve({{1, 0.0}}));
+}
+
+TEST_CASE("the budget maximises expected committed tokens per millisecond") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.8;
+  SECTION("free verification: draft everything allowed") {
+    DraftBudget budget(CostCurve({{1, 1.0}, {64, 1.0}}), options);
+    CHECK(budget.nodes(10) == 10);
+  }
+  SECTION("verification as dear as decoding each token: never draft") {
+    DraftBudget budget(CostCurve({{1, 1.0}, {64, 64.0}}), options);
+    CHECK(budget.nodes(10) == 0);
+  }
+  SECTION("the rate is (1 + a + ... + a^k) / (t(k + 1) + k c)") {
+    options.draft_ms_per_node = 0.25;
+    DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.5}, {3, 2.0}}), options);
+    CHECK(budget.rate(2, 0.5) == Approx((1 + 0.5 + 0.25) / (2.0 + 0.5)));
+    // k = 1: 1.8 / 1.75 beats k = 0 (1.0) and k = 2 (2.44 / 2.5).
+    CHECK(budget.nodes(2) == 1);
+  }
+}
+
+TEST_CASE("acceptance is learned from the steps and drifts back to the prior without evidence") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.6;
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.4}, {4, 2.2}, {8, 4.0}}), options);
+  CHECK(budget.acceptance() == Approx(0.6));
+  const int32_t initial = budget.nodes(8);
+  CHECK(initial >= 1);
+
+  for (int i = 0; i < 30; ++i) budget.observe(4, 0);  // every draft rejected at once
+  CHECK(budget.acceptance() < 0.1);
+  CHECK(budget.nodes(8) == 0);
+
+  for (int i = 0; i < 200; ++i) budget.observe(0, 0);  // AR steps: the evidence fades
+  CHECK(budget.acceptance() == Approx(0.6).margin(0.01));
+  CHECK(budget.nodes(8) == initial);
+
+  for (int i = 0; i < 30; ++i) budget.observe(8, 8);  // every draft accepted whole
+  CHECK(budget.acceptance() > 0.95);
+  CHECK(budget.nodes(8) == 8);
+
+  budget.reset();
+  CHECK(budget.acceptance() == Approx(0.6));
+}
