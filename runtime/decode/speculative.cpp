@@ -87,6 +87,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     auto t0 = Clock::now();
     DraftTree tree = drafter.propose(request);
     check_limits(tree, request, vocab);
+    const int32_t proposal_class = drafter.proposal_class();
+    if (options.budget) tree.truncate(options.budget->nodes_for(proposal_class, tree.size() - 1));
     auto t1 = Clock::now();
 
     ForwardRequest verify;
@@ -107,7 +109,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     drafter.observe(StepFeedback{tree, result, committed_now});
     if (options.budget) {
       const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
-      options.budget->observe(depth, static_cast<int32_t>(result.path.size()) - 1);
+      options.budget->observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
     }
 
     record.draft_size = tree.size() - 1;

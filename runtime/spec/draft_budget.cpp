@@ -1,5 +1,6 @@
 #include "spec/draft_budget.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -34,11 +35,13 @@ DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
   if (!(options_.decay > 0 && options_.decay <= 1)) throw std::invalid_argument("draft budget: decay in (0, 1]");
 }
 
-void DraftBudget::reset() { accepted_ = rejected_ = 0; }
+void DraftBudget::reset() { classes_.clear(); }
 
-double DraftBudget::acceptance() const {
+double DraftBudget::acceptance(int32_t cls) const {
   const double w = options_.prior_weight;
-  return (accepted_ + w * options_.prior_acceptance) / (accepted_ + rejected_ + w);
+  const auto found = classes_.find(cls);
+  const Counts counts = found == classes_.end() ? Counts{} : found->second;
+  return (counts.accepted + w * options_.prior_acceptance) / (counts.accepted + counts.rejected + w);
 }
 
 double DraftBudget::rate(int32_t k, double a) const {
@@ -47,8 +50,7 @@ double DraftBudget::rate(int32_t k, double a) const {
   return expected / (cost_.at(k + 1) + k * options_.draft_ms_per_node);
 }
 
-int32_t DraftBudget::nodes(int32_t max_nodes) const {
-  const double a = acceptance();
+int32_t DraftBudget::best_nodes(double a, int32_t max_nodes) const {
   int32_t best = 0;
   double best_rate = rate(0, a);
   for (int32_t k = 1; k <= max_nodes; ++k) {
@@ -61,12 +63,25 @@ int32_t DraftBudget::nodes(int32_t max_nodes) const {
   return best;
 }
 
-void DraftBudget::observe(int32_t drafted, int32_t accepted) {
-  accepted_ *= options_.decay;
-  rejected_ *= options_.decay;
+int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes) const { return best_nodes(acceptance(cls), max_nodes); }
+
+int32_t DraftBudget::nodes(int32_t max_nodes) const {
+  // A drafter that costs nothing may propose for an unseen class; one that pays per node drafts
+  // for the classes it has shown (or the prior, before any).
+  int32_t most = (classes_.empty() || options_.draft_ms_per_node == 0) ? nodes_for(-1, max_nodes) : 0;
+  for (const auto& entry : classes_) most = std::max(most, nodes_for(entry.first, max_nodes));
+  return most;
+}
+
+void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
+  for (auto& entry : classes_) {
+    entry.second.accepted *= options_.decay;
+    entry.second.rejected *= options_.decay;
+  }
   if (drafted <= 0) return;
-  accepted_ += accepted;
-  if (accepted < drafted) rejected_ += 1;  // the chain stopped at a rejection
+  Counts& counts = classes_[cls];
+  counts.accepted += accepted;
+  if (accepted < drafted) counts.rejected += 1;  // the chain stopped at a rejection
 }
 
 }  // namespace specd

@@ -9,7 +9,13 @@
 // (accepted / (accepted + rejections), decayed, with a prior). k = 0 is a plain AR step. The
 // estimate drifts back to the prior while nothing is drafted, so a drafter that stopped paying is
 // tried again later.
+//
+// Acceptance is kept per proposal class (Drafter::proposal_class: PLD's matched n-gram length,
+// SAM's match length or its fallback), since a 3-gram match is accepted far more often than a
+// 1-gram one. Before proposing, the engine asks for an upper bound (nodes); after, it trims the
+// proposal to what its class pays for (nodes_for).
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -43,12 +49,16 @@ class DraftBudget {
 
   // Forget the evidence (a new request).
   void reset();
-  // Drafted nodes for the next step, at most `max_nodes`.
+  // The most nodes (at most `max_nodes`) any class would draft next step: the drafter's limit.
+  // Classes not seen yet count at the prior when drafting is free (retrieval).
   int32_t nodes(int32_t max_nodes) const;
-  // After a step: `drafted` nodes verified along the accepted path's depth, `accepted` of them kept.
-  void observe(int32_t drafted, int32_t accepted);
+  // Drafted nodes a proposal of class `cls` pays for, at most `max_nodes`.
+  int32_t nodes_for(int32_t cls, int32_t max_nodes) const;
+  // After a step: a proposal of class `cls` drafted `drafted` levels, `accepted` of them were kept.
+  void observe(int32_t cls, int32_t drafted, int32_t accepted);
+  void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
 
-  double acceptance() const;  // the current estimate of a
+  double acceptance(int32_t cls = 0) const;  // the current estimate of a for a class
   // Expected committed tokens per millisecond with k drafted nodes at acceptance a.
   double rate(int32_t k, double a) const;
   const CostCurve& cost() const { return cost_; }
@@ -56,7 +66,11 @@ class DraftBudget {
  private:
   CostCurve cost_;
   DraftBudgetOptions options_;
-  double accepted_ = 0, rejected_ = 0;  // decayed counts
+  int32_t best_nodes(double a, int32_t max_nodes) const;
+  struct Counts {
+    double accepted = 0, rejected = 0;  // decayed
+  };
+  std::map<int32_t, Counts> classes_;
 };
 
 }  // namespace specd

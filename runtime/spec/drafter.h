@@ -34,6 +34,9 @@ class Drafter {
   virtual void begin(const std::vector<int32_t>& prompt) = 0;
   virtual DraftTree propose(const DraftRequest& request) = 0;
   virtual void observe(const StepFeedback& feedback) = 0;
+  // A label for the kind of the last proposal (PLD: the matched n-gram length), so that the
+  // draft budget can keep an acceptance estimate per kind. One kind by default.
+  virtual int32_t proposal_class() const { return 0; }
 };
 
 }  // namespace specd

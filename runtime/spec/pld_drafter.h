@@ -41,6 +41,7 @@ class PldDrafter : public Drafter {
   void begin(const std::vector<int32_t>& prompt) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
+  int32_t proposal_class() const override { return last_ngram_; }
 
   const PldOptions& options() const { return options_; }
   // Pattern length of the last proposal's match, 0 when nothing matched (for traces).

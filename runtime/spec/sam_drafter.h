@@ -4,6 +4,7 @@
 // before; when that match is long enough, the tokens after its earliest occurrence are the draft
 // (a chain of Retrieval nodes, q = 1). Otherwise another drafter (in SAM-Decoding, the EAGLE-2 or
 // Token Recycling tree) drafts this step. The static, corpus-built automaton is not part of this.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ class SamDrafter : public Drafter {
   void begin(const std::vector<int32_t>& prompt) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
+  // 0 for the fallback's drafts, else the match length (root included), capped at 16.
+  int32_t proposal_class() const override { return last_used_fallback_ ? 0 : std::min(last_match_length_, 16); }
 
   const SamOptions& options() const { return options_; }
   const SuffixAutomaton& automaton() const { return automaton_; }

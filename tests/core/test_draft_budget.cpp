@@ -48,11 +48,13 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
 
   for (int i = 0; i < 30; ++i) budget.observe(4, 0);  // every draft rejected at once
   CHECK(budget.acceptance() < 0.1);
-  CHECK(budget.nodes(8) == 0);
+  CHECK(budget.nodes_for(0, 8) == 0);
+  // Drafting is free here (retrieval), so a class not seen yet may still be proposed for.
+  CHECK(budget.nodes(8) == initial);
 
   for (int i = 0; i < 200; ++i) budget.observe(0, 0);  // AR steps: the evidence fades
   CHECK(budget.acceptance() == Approx(0.6).margin(0.01));
-  CHECK(budget.nodes(8) == initial);
+  CHECK(budget.nodes_for(0, 8) == initial);
 
   for (int i = 0; i < 30; ++i) budget.observe(8, 8);  // every draft accepted whole
   CHECK(budget.acceptance() > 0.95);
@@ -60,4 +62,18 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
 
   budget.reset();
   CHECK(budget.acceptance() == Approx(0.6));
+}
+
+TEST_CASE("each proposal class has its own acceptance; the drafter's limit is the best class's") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.6;
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.4}, {4, 2.2}, {8, 4.0}}), options);
+  for (int i = 0; i < 30; ++i) {
+    budget.observe(1, 4, 0);  // 1-gram matches: rejected
+    budget.observe(3, 8, 8);  // 3-gram matches: accepted whole
+  }
+  CHECK(budget.nodes_for(1, 8) == 0);
+  CHECK(budget.nodes_for(3, 8) == 8);
+  CHECK(budget.nodes(8) == 8);
+  CHECK(budget.acceptance(2) == Approx(0.6));  // unseen: the prior
 }
