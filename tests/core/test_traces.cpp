@@ -273,6 +273,16 @@ TEST_CASE("traces: step metrics (accepted sources, root entropy, output hash)", 
   CHECK(softmax_entropy(two.data(), 4) == Approx(std::log(2.0)));
   std::vector<float> sharp{100.0f, 0.0f, 0.0f};
   CHECK(softmax_entropy(sharp.data(), 3) == Approx(0.0).margin(1e-12));
+  // A vocabulary-sized row through the vectorised path, against the definition in double.
+  std::vector<float> wide(4096);
+  for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<float>(8.0 * std::sin(0.37 * i) + 20.0);
+  double z = 0, h = 0;
+  for (float v : wide) z += std::exp(static_cast<double>(v) - 28.0);
+  for (float v : wide) {
+    const double p = std::exp(static_cast<double>(v) - 28.0) / z;
+    h -= p * std::log(p);
+  }
+  CHECK(softmax_entropy(wide.data(), 4096) == Approx(h).epsilon(1e-5));
 
   CHECK(token_hash({}) == "cbf29ce484222325");  // FNV-1a 64 offset basis
   CHECK(token_hash({1, 2}) != token_hash({2, 1}));

@@ -1,10 +1,10 @@
 #include "model/cpu/attention.h"
-#include "model/cpu/simd.h"
+#include "util/simd.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "model/cpu/vector_math.h"
+#include "util/vector_math.h"
 
 
 namespace specd::cpu {

@@ -9,12 +9,10 @@
 
 #include "model/cpu/attention.h"
 #include "model/cpu/matmul.h"
-#include "model/cpu/vector_math.h"
+#include "model/cpu/spin_pool.h"
+#include "util/vector_math.h"
 #include "model/model_weights.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace specd {
 namespace {
@@ -107,21 +105,17 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
             float* out, std::vector<float>& scores, int threads) {
   const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
   scores.resize(static_cast<size_t>(threads * total));
-#pragma omp parallel for num_threads(threads) collapse(2) schedule(static) if (threads > 1 && s.heads * s.n > 1)
-  for (int64_t h = 0; h < s.heads; ++h) {
-    for (int64_t i = 0; i < s.n; ++i) {
-#ifdef _OPENMP
-      float* score = scores.data() + omp_get_thread_num() * total;
-#else
-      float* score = scores.data();
-#endif
+  cpu::parallel_for(threads, s.heads * s.n, [&](int64_t first, int64_t last, int thread) {
+    float* score = scores.data() + thread * total;
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t h = unit / s.n, i = unit % s.n;
       const int64_t kv_offset = (h / group) * s.capacity * s.head_dim;
       const cpu::AttentionKeys kv{keys + kv_offset, values + kv_offset, s.head_dim, seen.prefix[i],
                                   seen.rows.data() + seen.offsets[i], seen.offsets[i + 1] - seen.offsets[i]};
       cpu::attend_head(kv, qkv + i * s.qkv_width + h * s.head_dim, s.scale, score,
                        out + i * s.heads * s.head_dim + h * s.head_dim);
     }
-  }
+  });
 }
 
 at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {

@@ -1,5 +1,6 @@
 #include "model/cpu/matmul.h"
-#include "model/cpu/simd.h"
+#include "model/cpu/spin_pool.h"
+#include "util/simd.h"
 
 #include "io/half_precision.h"
 
@@ -168,12 +169,9 @@ void matmul_typed(const MatmulArgs& a, int threads) {
   // Blocks of 4 panels (64 outputs): a multiple of every tile width, small enough to balance.
   const int64_t panels = panel_count(a.out), block = 4;
   const int64_t blocks = (panels + block - 1) / block;
-  if (threads <= 1 || blocks < 2) {
-    matmul_panels<T>(a, 0, panels);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t b = 0; b < blocks; ++b) matmul_panels<T>(a, b * block, std::min(panels, (b + 1) * block));
+  parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
+    matmul_panels<T>(a, first * block, std::min(panels, last * block));
+  });
 }
 
 template <typename Element>

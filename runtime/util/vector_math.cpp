@@ -1,5 +1,5 @@
-#include "model/cpu/vector_math.h"
-#include "model/cpu/simd.h"
+#include "util/vector_math.h"
+#include "util/simd.h"
 
 #include <algorithm>
 #include <cmath>

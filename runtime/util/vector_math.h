@@ -1,5 +1,6 @@
 #pragma once
-// Small vectorised loops of the CPU forward pass (AVX2/FMA when the build has them).
+// Small vectorised loops of the CPU forward pass and of per-step metrics (AVX2/FMA when the
+// build has them).
 #include <cstdint>
 
 namespace specd::cpu {

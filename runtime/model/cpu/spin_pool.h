@@ -1,0 +1,19 @@
+#pragma once
+// The worker threads of the CPU kernels. A decoding step runs ~30 short parallel loops (each
+// matmul and attention) with a little serial work between them and between steps; libgomp's
+// default wait policy puts its workers to sleep in those gaps on this kind of machine, and waking
+// them cost ~25% of a small model's step (OMP_WAIT_POLICY=ACTIVE recovers it, but only as an
+// environment variable read before main). These workers spin for about a millisecond after each
+// loop, so the next loop of the same step (or the next step) finds them awake, then sleep, so an
+// idle process does not hold the cores.
+#include <cstdint>
+#include <functional>
+
+namespace specd::cpu {
+
+// Runs body(begin, end, thread) over [0, tasks) split into `threads` contiguous ranges, the
+// calling thread taking the first; returns when all are done. With threads <= 1, or when another
+// thread is already using the pool, the caller runs everything itself.
+void parallel_for(int threads, int64_t tasks, const std::function<void(int64_t, int64_t, int)>& body);
+
+}  // namespace specd::cpu

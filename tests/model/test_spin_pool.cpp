@@ -1,0 +1,40 @@
+// The kernels' worker pool: every task runs exactly once, on the thread index it is given, across
+// many back-to-back loops (the decoding pattern), changing thread counts, and after the workers
+// have gone to sleep.
+#include "catch_torch.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "model/cpu/spin_pool.h"
+
+TEST_CASE("parallel_for runs each task once, in contiguous ranges, on every thread count") {
+  for (int threads : {1, 2, 3, 4}) {
+    for (int64_t tasks : {1, 2, 3, 7, 64, 1000}) {
+      CAPTURE(threads, tasks);
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+      std::atomic<int> max_thread{0};
+      specd::cpu::parallel_for(threads, tasks, [&](int64_t begin, int64_t end, int thread) {
+        for (int64_t t = begin; t < end; ++t) runs[t].fetch_add(1);
+        int seen = max_thread.load();
+        while (thread > seen && !max_thread.compare_exchange_weak(seen, thread)) {
+        }
+      });
+      for (int64_t t = 0; t < tasks; ++t) CHECK(runs[t].load() == 1);
+      CHECK(max_thread.load() < std::min<int64_t>(threads, tasks));
+    }
+  }
+}
+
+TEST_CASE("parallel_for survives many short loops and wakes sleeping workers") {
+  std::atomic<int64_t> total{0};
+  for (int i = 0; i < 20000; ++i)
+    specd::cpu::parallel_for(2, 8, [&](int64_t begin, int64_t end, int) { total.fetch_add(end - begin); });
+  CHECK(total.load() == 20000 * 8);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // long enough for the workers to sleep
+  for (int i = 0; i < 100; ++i)
+    specd::cpu::parallel_for(2, 8, [&](int64_t begin, int64_t end, int) { total.fetch_add(end - begin); });
+  CHECK(total.load() == 20100 * 8);
+}
