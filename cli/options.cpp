@@ -13,7 +13,10 @@ void add_device_options(po::options_description& options, DeviceSpec& device) {
   options.add_options()
       ("device", po::value(&device.name)->default_value("cpu"), "cpu, cuda or cuda:N")
       ("threads", po::value(&device.threads)->default_value(0), "CPU math threads (0: one per core)")
-      ("aten", po::bool_switch(&device.aten_on_cpu), "on the CPU, run libtorch's ATen operations instead of specd's kernels");
+      ("aten", po::bool_switch(&device.aten_on_cpu), "on the CPU, run libtorch's ATen operations instead of specd's kernels")
+      ("fp32-activations", po::bool_switch(&device.fp32_activations),
+       "BF16 weights on a CPU with AVX512-BF16: keep activations float32 instead of rounding them to BF16 for the "
+       "dot products (slower; equal to the ATen forward)");
 }
 
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage) {

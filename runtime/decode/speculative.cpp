@@ -108,6 +108,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
     drafter.observe(StepFeedback{tree, result, committed_now});
     if (options.budget) {
+      options.budget->observe_cost(tree.size(), ms_between(t1, t2));
       const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
       options.budget->observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
     }

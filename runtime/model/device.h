@@ -12,6 +12,9 @@ struct DeviceSpec {
   // On the CPU, run the device-generic ATen forward instead of specd's own kernels
   // (for comparisons; the kernels are faster).
   bool aten_on_cpu = false;
+  // The CPU kernels round activations to BF16 for BF16 weights where the CPU has AVX512-BF16
+  // (cpu/matmul_bf16_dot.h); true keeps them float32 (slower, and equal to the ATen forward).
+  bool fp32_activations = false;
 };
 
 // Throws InputError when the device is unknown or this libtorch build cannot use it.

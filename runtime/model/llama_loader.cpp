@@ -9,6 +9,7 @@
 #include "io/rope_frequencies.h"
 #include "model/cpu_threads.h"
 #include "model/llama_model.h"
+#include "model/cpu/matmul_bf16_dot.h"
 #include "model/model_weights.h"
 
 namespace specd {
@@ -110,9 +111,10 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
   }
   for (int l = 0; l < cfg.num_hidden_layers; ++l) w.layers.push_back(load_layer(reader, cfg, l, w.folded));
   if (cpu_kernels) {
-    w.lm_head = pack_for_cpu_kernels(w.lm_head);  // a copy: a tied embedding stays row-major for lookups
+    w.bf16_pairs = !device_spec.fp32_activations && cpu::bf16_dot_supported();
+    w.lm_head = pack_for_cpu_kernels(w.lm_head, w.bf16_pairs);  // a copy: a tied embedding stays row-major
     for (LayerWeights& layer : w.layers)
-      for (at::Tensor* m : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) *m = pack_for_cpu_kernels(*m);
+      for (at::Tensor* m : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) *m = pack_for_cpu_kernels(*m, w.bf16_pairs);
   }
   std::tie(w.rope_cos, w.rope_sin) = rope_tables(cfg, device);
   return model;

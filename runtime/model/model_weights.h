@@ -14,6 +14,7 @@ namespace specd {
 
 struct ModelWeights {
   bool folded = true;   // see LayerWeights
+  bool bf16_pairs = false;  // BF16 matrices packed for the BF16 dot-product kernels (cpu/matmul_bf16_dot.h)
   at::Tensor embed;     // [vocab, hidden]
   at::Tensor lm_head;   // [vocab, hidden], or packed (see LayerWeights)
   at::Tensor final_gain;  // [hidden] float32; undefined when folded into lm_head
@@ -36,8 +37,9 @@ struct ForwardPlan {
 
 ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
                            const ForwardRequest& request, const ForwardPlan& plan);
-// W [out, in] in the panel layout the CPU kernels read (cpu/matmul.h): [panels, in, 16].
-at::Tensor pack_for_cpu_kernels(const at::Tensor& w);
+// W [out, in] in the panel layout the CPU kernels read (cpu/matmul.h), flat; BF16 in the k-pair
+// layout of the BF16 dot-product kernels when bf16_pairs.
+at::Tensor pack_for_cpu_kernels(const at::Tensor& w, bool bf16_pairs);
 ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
                                   const ForwardRequest& request, const ForwardPlan& plan, int threads);
 

@@ -47,7 +47,20 @@ double DraftBudget::acceptance(int32_t cls) const {
 double DraftBudget::rate(int32_t k, double a) const {
   double expected = 1, term = 1;
   for (int32_t i = 1; i <= k; ++i) expected += (term *= a);
-  return expected / (cost_.at(k + 1) + k * options_.draft_ms_per_node);
+  return expected / (cost_ms(k + 1) + k * options_.draft_ms_per_node);
+}
+
+void DraftBudget::observe_cost(int32_t n, double ms) {
+  if (n < 1 || !(ms > 0)) return;
+  if (observed_ms_.size() <= static_cast<size_t>(n)) observed_ms_.resize(n + 1, 0.0);
+  double& mean = observed_ms_[n];
+  mean = mean == 0 ? ms : (1 - options_.cost_weight) * mean + options_.cost_weight * ms;
+}
+
+double DraftBudget::cost_ms(int32_t n) const {
+  if (static_cast<size_t>(n) < observed_ms_.size() && observed_ms_[n] > 0) return observed_ms_[n];
+  const double scale = observed_ms_.size() > 1 && observed_ms_[1] > 0 ? observed_ms_[1] / cost_.at(1) : 1.0;
+  return cost_.at(n) * scale;
 }
 
 int32_t DraftBudget::best_nodes(double a, int32_t max_nodes) const {

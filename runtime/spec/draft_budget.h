@@ -10,6 +10,11 @@
 // estimate drifts back to the prior while nothing is drafted, so a drafter that stopped paying is
 // tried again later.
 //
+// t(n) starts as the curve measured at load and is then learned from the step's own verify times
+// (a running mean per n; sizes not verified yet are the measured curve scaled by how the observed
+// one-token cost compares with the measured one), so the budget follows the context length and
+// the machine's load rather than one noisy measurement.
+//
 // Acceptance is kept per proposal class (Drafter::proposal_class: PLD's matched n-gram length,
 // SAM's match length or its fallback), since a 3-gram match is accepted far more often than a
 // 1-gram one. Before proposing, the engine asks for an upper bound (nodes); after, it trims the
@@ -40,6 +45,7 @@ struct DraftBudgetOptions {
   double prior_acceptance = 0.6;  // a before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
   double decay = 0.95;            // evidence kept per step (an effective window of ~20 steps)
+  double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
   double draft_ms_per_node = 0;   // c: the drafter's own cost per drafted node
 };
 
@@ -47,8 +53,11 @@ class DraftBudget {
  public:
   DraftBudget(CostCurve target_cost, DraftBudgetOptions options = {});
 
-  // Forget the evidence (a new request).
+  // Forget the acceptance evidence (a new request); learned costs are kept.
   void reset();
+  // A verification forward of n tokens took `ms`.
+  void observe_cost(int32_t n, double ms);
+  double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it
   // The most nodes (at most `max_nodes`) any class would draft next step: the drafter's limit.
   // Classes not seen yet count at the prior when drafting is free (retrieval).
   int32_t nodes(int32_t max_nodes) const;
@@ -71,6 +80,7 @@ class DraftBudget {
     double accepted = 0, rejected = 0;  // decayed
   };
   std::map<int32_t, Counts> classes_;
+  std::vector<double> observed_ms_;  // index n: running mean of verify times, 0 if none yet
 };
 
 }  // namespace specd

@@ -77,3 +77,16 @@ TEST_CASE("each proposal class has its own acceptance; the drafter's limit is th
   CHECK(budget.nodes(8) == 8);
   CHECK(budget.acceptance(2) == Approx(0.6));  // unseen: the prior
 }
+
+TEST_CASE("verify costs are learned from the steps; unseen sizes follow the observed one-token cost") {
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {4, 1.6}, {8, 2.4}}));
+  CHECK(budget.cost_ms(4) == Approx(1.6));
+  budget.observe_cost(1, 2.0);  // the machine (or the context) is twice as slow as measured
+  CHECK(budget.cost_ms(1) == Approx(2.0));
+  CHECK(budget.cost_ms(4) == Approx(3.2));
+  for (int i = 0; i < 200; ++i) budget.observe_cost(4, 10.0);  // and 4-token verifies dearer still
+  CHECK(budget.cost_ms(4) == Approx(10.0).epsilon(0.01));
+  CHECK(budget.cost_ms(8) == Approx(4.8));
+  budget.reset();  // a new request keeps what was learned about costs
+  CHECK(budget.cost_ms(4) == Approx(10.0).epsilon(0.01));
+}

@@ -51,11 +51,14 @@ inline std::string write_model(const std::string& name, const ModelConfig& cfg, 
   return dir;
 }
 
-// aten: the device-generic ATen forward instead of the CPU kernels.
-inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten = false, int threads = 1) {
+// aten: the device-generic ATen forward instead of the CPU kernels. fp32_activations: no BF16
+// rounding of activations for BF16 weights (cpu/matmul_bf16_dot.h).
+inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten = false, int threads = 1,
+                                              bool fp32_activations = false) {
   DeviceSpec device;
   device.threads = threads;
   device.aten_on_cpu = aten;
+  device.fp32_activations = fp32_activations;
   return LlamaModel::load(dir, device);
 }
 

@@ -1,6 +1,7 @@
 // The CPU matmul kernels against a plain triple loop: every tile shape and its leftovers (row
 // counts 1 to 17, outputs that are not a multiple of the panel width, short and odd inner sizes),
-// each weight dtype, with bias and accumulation, on one and two threads.
+// each weight dtype and the BF16 dot-product kernels (where the CPU has them), with bias and
+// accumulation, on one and two threads.
 #include "catch_torch.h"
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "io/half_precision.h"
 #include "model/cpu/matmul.h"
+#include "model/cpu/matmul_bf16_dot.h"
 
 using namespace specd;
 using cpu::WeightType;
@@ -30,7 +32,7 @@ Problem make_problem(WeightType type, int64_t rows, int64_t in, int64_t out, uin
   for (int64_t i = 0; i < rows * out; ++i) p.y_start.push_back(normal(rng));
   for (int64_t i = 0; i < out * in; ++i) {
     float v = normal(rng);
-    if (type == WeightType::BF16) {
+    if (type == WeightType::BF16 || type == WeightType::BF16Pairs) {
       p.w_16.push_back(float_to_bf16(v));
       v = bf16_to_float(p.w_16.back());
     } else if (type == WeightType::F16) {
@@ -42,12 +44,15 @@ Problem make_problem(WeightType type, int64_t rows, int64_t in, int64_t out, uin
   return p;
 }
 
-std::vector<float> reference(const Problem& p, bool with_bias, bool accumulate) {
+// The BF16 dot-product kernels round x to BF16 first (then every product is exact).
+float kernel_input(WeightType type, float x) { return type == WeightType::BF16Pairs ? bf16_to_float(float_to_bf16(x)) : x; }
+
+std::vector<float> reference(const Problem& p, WeightType type, bool with_bias, bool accumulate) {
   std::vector<float> y = accumulate ? p.y_start : std::vector<float>(p.rows * p.out, 0.0f);
   for (int64_t r = 0; r < p.rows; ++r)
     for (int64_t j = 0; j < p.out; ++j) {
       double sum = with_bias ? p.bias[j] : 0.0;
-      for (int64_t k = 0; k < p.in; ++k) sum += static_cast<double>(p.x[r * p.in + k]) * p.w_float[j * p.in + k];
+      for (int64_t k = 0; k < p.in; ++k) sum += static_cast<double>(kernel_input(type, p.x[r * p.in + k])) * p.w_float[j * p.in + k];
       y[r * p.out + j] += static_cast<float>(sum);
     }
   return y;
@@ -56,7 +61,7 @@ std::vector<float> reference(const Problem& p, bool with_bias, bool accumulate) 
 std::vector<float> run_kernel(const Problem& p, WeightType type, bool with_bias, bool accumulate, int threads) {
   const void* w = type == WeightType::F32 ? static_cast<const void*>(p.w_float.data()) : p.w_16.data();
   const size_t element = type == WeightType::F32 ? 4 : 2;
-  std::vector<unsigned char> packed(cpu::packed_elements(p.out, p.in) * element);
+  std::vector<unsigned char> packed(cpu::packed_elements(type, p.out, p.in) * element);
   cpu::pack_panels(w, type, p.out, p.in, packed.data());
   std::vector<float> y = p.y_start;
   cpu::matmul({p.x.data(), packed.data(), type, with_bias ? p.bias.data() : nullptr, y.data(), p.rows, p.in, p.out, accumulate},
@@ -67,7 +72,8 @@ std::vector<float> run_kernel(const Problem& p, WeightType type, bool with_bias,
 }  // namespace
 
 TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and epilogue") {
-  const WeightType type = GENERATE(WeightType::F32, WeightType::BF16, WeightType::F16);
+  const WeightType type = GENERATE(WeightType::F32, WeightType::BF16, WeightType::F16, WeightType::BF16Pairs);
+  if (type == WeightType::BF16Pairs && !cpu::bf16_dot_supported()) return;  // not this CPU
   const int64_t rows = GENERATE(1, 2, 3, 4, 5, 7, 8, 9, 17);
   const int64_t out = GENERATE(5, 16, 40, 64, 80, 200);
   const int64_t in = GENERATE(3, 64, 97);
@@ -77,12 +83,28 @@ TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and e
   CAPTURE(static_cast<int>(type), rows, out, in, with_bias, accumulate, threads);
 
   const Problem p = make_problem(type, rows, in, out, static_cast<uint32_t>(rows * 1000 + out * 10 + in));
-  const std::vector<float> want = reference(p, with_bias, accumulate);
+  const std::vector<float> want = reference(p, type, with_bias, accumulate);
   const std::vector<float> got = run_kernel(p, type, with_bias, accumulate, threads);
   double worst = 0;
   for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
   // float32 accumulation over `in` terms of size ~1 against a double reference.
   CHECK(worst < 1e-5 * in + 1e-5);
+}
+
+TEST_CASE("BF16 pair packing puts W[row, k] at (panel, k / 2, row % 16, k % 2) and pads odd k") {
+  const int64_t out = 17, in = 3;
+  std::vector<uint16_t> w(out * in);
+  for (int64_t i = 0; i < out * in; ++i) w[i] = static_cast<uint16_t>(i + 1);
+  std::vector<uint16_t> packed(cpu::packed_elements(WeightType::BF16Pairs, out, in), 0xFFFF);
+  REQUIRE(packed.size() == 2 * 16 * 2 * 2);
+  cpu::pack_bf16_pairs(w.data(), out, in, packed.data());
+  const int64_t pairs = 2;
+  auto at = [&](int64_t p, int64_t kp, int64_t c, int64_t j) { return packed[((p * pairs + kp) * 16 + c) * 2 + j]; };
+  CHECK(at(0, 0, 5, 1) == w[5 * in + 1]);
+  CHECK(at(0, 1, 5, 0) == w[5 * in + 2]);
+  CHECK(at(0, 1, 5, 1) == 0);  // k = 3 is past in
+  CHECK(at(1, 0, 0, 0) == w[16 * in + 0]);
+  CHECK(at(1, 0, 1, 0) == 0);  // row 17 is past out
 }
 
 TEST_CASE("BF16 panels interleave the two halves of each panel row") {
@@ -97,7 +119,7 @@ TEST_CASE("packing puts W[row, k] at panel row / 16, position (k, row % 16) and 
   const int64_t out = 20, in = 3;
   std::vector<float> w(out * in);
   for (int64_t i = 0; i < out * in; ++i) w[i] = static_cast<float>(i + 1);
-  std::vector<float> packed(cpu::packed_elements(out, in), -1.0f);
+  std::vector<float> packed(cpu::packed_elements(WeightType::F32, out, in), -1.0f);
   cpu::pack_panels(w.data(), WeightType::F32, out, in, packed.data());
   REQUIRE(packed.size() == 2 * 16 * 3);
   CHECK(packed[(0 * in + 2) * 16 + 5] == w[5 * in + 2]);

@@ -4,6 +4,7 @@
 #include "catch_torch.h"
 
 #include "fixture_models.h"
+#include "model/cpu/matmul_bf16_dot.h"
 
 using namespace specd;
 
@@ -164,8 +165,8 @@ TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes
   auto threads = GENERATE(1, 2);
   CAPTURE(cfg.head_dim, dtype_name(dtype), threads);
   std::string dir = test::write_model("backends", cfg, dtype);
-  auto run_with = [&](bool aten) {
-    auto model = test::load_model(dir, aten, threads);
+  auto run_with = [&](bool aten, bool fp32_activations = true) {
+    auto model = test::load_model(dir, aten, threads, fp32_activations);
     at::InferenceMode guard;
     KvCache cache = model->new_cache();
     run(*model, cache, some_tokens(30, cfg.vocab_size, 9));
@@ -183,6 +184,15 @@ TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes
   REQUIRE(kernels.hidden.size() == 2);
   CHECK(max_abs_diff(kernels.hidden[0], aten.hidden[0]) < 1e-4);
   CHECK(max_abs_diff(kernels.hidden[1], aten.hidden[1]) < 1e-4);
+
+  // With BF16 weights on a CPU that has AVX512-BF16, the default kernels round the activations
+  // to BF16 (relative error 2^-9 per input); the logits stay within that of the exact forward.
+  if (dtype == DType::BF16 && cpu::bf16_dot_supported()) {
+    ForwardResult rounded = run_with(false, false);
+    const double scale = aten.logits.abs().max().item<double>();
+    CHECK(max_abs_diff(rounded.logits, aten.logits) < 0.02 * scale);
+    CHECK(max_abs_diff(rounded.logits, aten.logits) > 0);  // the BF16 path really ran
+  }
 }
 
 TEST_CASE("a tree continued across forwards equals the chain forward of each path", "[model][oracle]") {

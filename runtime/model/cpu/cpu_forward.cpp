@@ -28,12 +28,19 @@ cpu::WeightType weight_type(const at::Tensor& t) {
   }
 }
 
+// How a matrix packed by pack_for_cpu_kernels is laid out.
+cpu::WeightType packed_type(const ModelWeights& weights, const at::Tensor& w) {
+  const cpu::WeightType type = weight_type(w);
+  return weights.bf16_pairs && type == cpu::WeightType::BF16 ? cpu::WeightType::BF16Pairs : type;
+}
+
 // y (+)= x W^T (+ bias) with W [out, in] packed by pack_for_cpu_kernels, of any supported dtype.
-void project(const float* x, int64_t rows, const at::Tensor& w, int64_t out, const at::Tensor& bias, float* y,
-             bool accumulate, int threads) {
-  if (w.dim() != 3 || w.size(0) != cpu::panel_count(out) || w.size(2) != cpu::kPanelWidth)
-    throw std::logic_error("CPU kernels: weight is not packed for " + std::to_string(out) + " outputs");
-  cpu::matmul({x, w.data_ptr(), weight_type(w), data(bias), y, rows, w.size(1), out, accumulate}, threads);
+void project(const ModelWeights& weights, const float* x, int64_t rows, const at::Tensor& w, int64_t out, int64_t in,
+             const at::Tensor& bias, float* y, bool accumulate, int threads) {
+  const cpu::WeightType type = packed_type(weights, w);
+  if (w.numel() != cpu::packed_elements(type, out, in))
+    throw std::logic_error("CPU kernels: weight is not packed for " + std::to_string(out) + "x" + std::to_string(in));
+  cpu::matmul({x, w.data_ptr(), type, data(bias), y, rows, in, out, accumulate}, threads);
 }
 
 // normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
@@ -124,11 +131,13 @@ at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
 
 }  // namespace
 
-at::Tensor pack_for_cpu_kernels(const at::Tensor& w) {
+at::Tensor pack_for_cpu_kernels(const at::Tensor& w, bool bf16_pairs) {
   const at::Tensor source = w.contiguous();
   const int64_t out = source.size(0), in = source.size(1);
-  at::Tensor packed = at::empty({cpu::panel_count(out), in, cpu::kPanelWidth}, source.options());
-  cpu::pack_panels(source.data_ptr(), weight_type(source), out, in, packed.data_ptr());
+  cpu::WeightType type = weight_type(source);
+  if (bf16_pairs && type == cpu::WeightType::BF16) type = cpu::WeightType::BF16Pairs;
+  at::Tensor packed = at::empty({cpu::packed_elements(type, out, in)}, source.options());
+  cpu::pack_panels(source.data_ptr(), type, out, in, packed.data_ptr());
   return packed;
 }
 
@@ -165,7 +174,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
-    project(ws.normed.data(), n, w.qkv, qkv_width, w.qkv_bias, ws.qkv.data(), false, threads);
+    project(weights, ws.normed.data(), n, w.qkv, qkv_width, hidden, w.qkv_bias, ws.qkv.data(), false, threads);
 
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();
@@ -180,15 +189,15 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
       }
     }
     attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
-    project(ws.attended.data(), n, w.o, hidden, w.o_bias, ws.x.data(), true, threads);
+    project(weights, ws.attended.data(), n, w.o, hidden, heads * head_dim, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
-    project(ws.normed.data(), n, w.gate_up, 2 * inter, {}, ws.gate_up.data(), false, threads);
+    project(weights, ws.normed.data(), n, w.gate_up, 2 * inter, hidden, {}, ws.gate_up.data(), false, threads);
     for (int64_t i = 0; i < n; ++i) {
       const float* row = &ws.gate_up[i * 2 * inter];
       cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
     }
-    project(ws.act.data(), n, w.down, hidden, {}, ws.x.data(), true, threads);
+    project(weights, ws.act.data(), n, w.down, hidden, inter, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
 
@@ -197,7 +206,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     const int64_t rows = n - first;
     normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps);
     result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
-    project(ws.normed.data(), rows, weights.lm_head, cfg.vocab_size, {}, result.logits.data_ptr<float>(), false, threads);
+    project(weights, ws.normed.data(), rows, weights.lm_head, cfg.vocab_size, hidden, {}, result.logits.data_ptr<float>(), false, threads);
   }
   return result;
 }

@@ -1,4 +1,5 @@
 #include "model/cpu/matmul.h"
+#include "model/cpu/matmul_bf16_dot.h"
 #include "model/cpu/spin_pool.h"
 #include "util/simd.h"
 
@@ -186,8 +187,14 @@ void pack_typed(const Element* w, WeightType type, int64_t out, int64_t in, Elem
 
 }  // namespace
 
+int64_t packed_elements(WeightType type, int64_t out, int64_t in) {
+  return type == WeightType::BF16Pairs ? bf16_pair_elements(out, in) : panel_count(out) * kPanelWidth * in;
+}
+
 void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed) {
-  if (type == WeightType::F32)
+  if (type == WeightType::BF16Pairs)
+    pack_bf16_pairs(static_cast<const uint16_t*>(w), out, in, static_cast<uint16_t*>(packed));
+  else if (type == WeightType::F32)
     pack_typed(static_cast<const float*>(w), type, out, in, static_cast<float*>(packed));
   else  // BF16 and F16 move as opaque 16-bit words
     pack_typed(static_cast<const uint16_t*>(w), type, out, in, static_cast<uint16_t*>(packed));
@@ -198,6 +205,7 @@ void matmul(const MatmulArgs& a, int threads) {
     case WeightType::F32: return matmul_typed<WeightType::F32>(a, threads);
     case WeightType::BF16: return matmul_typed<WeightType::BF16>(a, threads);
     case WeightType::F16: return matmul_typed<WeightType::F16>(a, threads);
+    case WeightType::BF16Pairs: return matmul_bf16_dot(a, threads);
   }
 }
 
@@ -212,6 +220,7 @@ void widen_row(const void* w, WeightType type, int64_t row, int64_t width, float
     case WeightType::F16:
       for (int64_t i = 0; i < width; ++i) out[i] = half_to_float(static_cast<const uint16_t*>(w)[row * width + i]);
       return;
+    case WeightType::BF16Pairs: throw std::logic_error("widen_row: a packed matrix has no rows");
   }
 }
 

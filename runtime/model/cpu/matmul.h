@@ -10,13 +10,19 @@
 
 namespace specd::cpu {
 
-enum class WeightType { F32, BF16, F16 };
+enum class WeightType {
+  F32,
+  BF16,
+  F16,
+  BF16Pairs,  // BF16 in the k-pair layout of matmul_bf16_dot.h (activations rounded to BF16)
+};
 
 constexpr int64_t kPanelWidth = 16;
 
 inline int64_t panel_count(int64_t out) { return (out + kPanelWidth - 1) / kPanelWidth; }
-// Elements of a packed [out, in] matrix: whole panels, zero-padded past `out`.
-inline int64_t packed_elements(int64_t out, int64_t in) { return panel_count(out) * kPanelWidth * in; }
+// Elements of a packed [out, in] matrix: whole panels, zero-padded past `out` (and, for
+// BF16Pairs, past an odd `in`).
+int64_t packed_elements(WeightType type, int64_t out, int64_t in);
 
 // Where column c (0-15) of a panel row is stored: in place, except BF16, which interleaves the two
 // halves (columns j and 8 + j side by side) so that the kernel widens them with a shift and a mask.
