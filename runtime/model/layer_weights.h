@@ -4,7 +4,8 @@
 //  - For the ATen forward: float32, RMSNorm gains folded into the projection that follows them
 //    and 1/sqrt(head_dim) folded into the query rows (fewer operations per step).
 //  - For the CPU kernels: the checkpoint's own dtype (BF16/F16 stay 16-bit, halving the bytes a
-//    memory-bound decoding step reads, and exact), so nothing is folded; gains are separate.
+//    memory-bound decoding step reads), so nothing is folded; gains are separate. Each matrix is
+//    packed once into the kernels' panel layout (pack_for_cpu_kernels), a flat tensor.
 #include <ATen/core/Tensor.h>
 
 namespace specd {
