@@ -156,7 +156,11 @@ int run_bench_methods(const Args& args) {
     if (draft) method_options.draft_ms_per_token = measure_cost_curve(*draft, 1).at(1);
   }
   std::map<std::string, Policy> policies;
-  for (const auto& m : methods) policies.emplace(m, make_method(m, *target, draft, sampling, method_options));
+  for (const auto& m : methods) {
+    Policy policy = make_method(m, *target, draft, sampling, method_options);
+    policy.root_entropy = !traces_path.empty();  // only the traces show it
+    policies.emplace(m, std::move(policy));
+  }
 
   std::unique_ptr<SqliteTraceSink> sink;
   if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);

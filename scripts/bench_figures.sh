@@ -18,7 +18,7 @@ for shape in a c; do
     dir=$scratch/shape-$shape-$dtype
     [ -f "$dir/config.json" ] || "$specd" init-model --out "$dir" --shape "$shape" --dtype "$dtype"
     echo "== specd bench --model shape $shape $dtype ==" >&2
-    "$specd" bench --model "$dir" --repeats "$repeats" --forward-sizes 1 8 32 --json > "$out/anchor-$shape-$dtype.json"
+    "$specd" bench --model "$dir" --repeats "$repeats" --forward-sizes 1 2 4 8 16 32 --json > "$out/anchor-$shape-$dtype.json"
   done
 done
 
@@ -27,6 +27,15 @@ for model in demo-target demo-draft; do
   "$specd" bench --model "data/models/$model" --repeats "$repeats" --json > "$out/$model.json"
 done
 
-echo "== specd bench --methods (T=0) ==" >&2
-"$specd" bench --methods sd,sd-tree,pld,sam --max-prompts "${MAX_PROMPTS:-5}" --repeats "${METHOD_REPEATS:-3}" \
-  --json "$out/methods-t0.json" --traces "$out/methods-t0.sqlite" | tee "$out/methods-t0.txt"
+echo "== specd bench --model data/models/demo-target --fp32-activations ==" >&2
+"$specd" bench --model data/models/demo-target --fp32-activations --repeats "$repeats" --json > "$out/demo-target-fp32-activations.json"
+
+# Every method with the cost-aware draft budget (the default), then with the reference methods'
+# fixed draft lengths.
+for budget in auto fixed; do
+  echo "== specd bench --methods (T=0, --draft-budget $budget) ==" >&2
+  rm -f "$out/methods-t0-$budget.sqlite"
+  "$specd" bench --methods sd,sd-tree,pld,sam --draft-budget "$budget" --max-prompts "${MAX_PROMPTS:-5}" \
+    --repeats "${METHOD_REPEATS:-3}" --json "$out/methods-t0-$budget.json" --traces "$out/methods-t0-$budget.sqlite" \
+    | tee "$out/methods-t0-$budget.txt"
+done

@@ -42,6 +42,7 @@ struct Policy {
   std::unique_ptr<Acceptor> acceptor;
   int32_t max_nodes = 0, max_depth = 0;
   std::unique_ptr<DraftBudget> budget;  // null: fixed budget
+  bool root_entropy = true;             // in the step traces (SpeculativeOptions::root_entropy)
 };
 
 // The methods make_method knows, in display order.

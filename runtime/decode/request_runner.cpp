@@ -37,6 +37,7 @@ RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer
       spec.max_draft_nodes = policy.max_nodes;
       spec.max_draft_depth = policy.max_depth;
       spec.budget = policy.budget.get();
+      spec.root_entropy = policy.root_entropy;
       SpeculativeOutput out = generate_speculative(target, *policy.drafter, *policy.acceptor, prompt, spec);
       produced = out.tokens;
       run.wall_ms += out.stats.prefill_ms + out.stats.decode_ms;

@@ -79,7 +79,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     DraftRequest request{committed, root, options.max_draft_nodes,
                          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, context - 1 - base})))};
     if (options.budget) {
-      request.max_nodes = options.budget->nodes(request.max_nodes);
+      request.budget = options.budget;
+      if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes);
       request.max_depth = std::min(request.max_depth, request.max_nodes);
     }
     if (request.max_depth == 0) request.max_nodes = 0;
@@ -116,7 +117,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     record.draft_size = tree.size() - 1;
     record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
     record.accepted_sources = accepted_sources(tree, result);
-    record.root_entropy = softmax_entropy(logits.data_ptr<float>(), vocab);
+    if (options.root_entropy) record.root_entropy = softmax_entropy(logits.data_ptr<float>(), vocab);
     record.draft_ms = ms_between(t0, t1);
     record.verify_ms = ms_between(t1, t2);
     record.accept_ms = ms_between(t2, t3);

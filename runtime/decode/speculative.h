@@ -24,6 +24,9 @@ struct SpeculativeOptions {
   // Optional: caps each step's drafted nodes (and depth) by expected tokens per ms; reset at the
   // start of the request and fed every step's outcome.
   DraftBudget* budget = nullptr;
+  // Record the target's entropy at each root in the step traces (a pass over the vocabulary,
+  // a few % of a small model's step).
+  bool root_entropy = true;
 };
 
 struct SpeculativeOutput {

@@ -78,14 +78,6 @@ int32_t DraftBudget::best_nodes(double a, int32_t max_nodes) const {
 
 int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes) const { return best_nodes(acceptance(cls), max_nodes); }
 
-int32_t DraftBudget::nodes(int32_t max_nodes) const {
-  // A drafter that costs nothing may propose for an unseen class; one that pays per node drafts
-  // for the classes it has shown (or the prior, before any).
-  int32_t most = (classes_.empty() || options_.draft_ms_per_node == 0) ? nodes_for(-1, max_nodes) : 0;
-  for (const auto& entry : classes_) most = std::max(most, nodes_for(entry.first, max_nodes));
-  return most;
-}
-
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
   for (auto& entry : classes_) {
     entry.second.accepted *= options_.decay;

@@ -17,8 +17,9 @@
 //
 // Acceptance is kept per proposal class (Drafter::proposal_class: PLD's matched n-gram length,
 // SAM's match length or its fallback), since a 3-gram match is accepted far more often than a
-// 1-gram one. Before proposing, the engine asks for an upper bound (nodes); after, it trims the
-// proposal to what its class pays for (nodes_for).
+// 1-gram one. A retrieval drafter knows its class (the match) before drafting and asks
+// (DraftRequest::nodes_for); for other drafters the engine limits class 0 before proposing; and
+// the engine trims every proposal to what its class pays for.
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -58,9 +59,6 @@ class DraftBudget {
   // A verification forward of n tokens took `ms`.
   void observe_cost(int32_t n, double ms);
   double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it
-  // The most nodes (at most `max_nodes`) any class would draft next step: the drafter's limit.
-  // Classes not seen yet count at the prior when drafting is free (retrieval).
-  int32_t nodes(int32_t max_nodes) const;
   // Drafted nodes a proposal of class `cls` pays for, at most `max_nodes`.
   int32_t nodes_for(int32_t cls, int32_t max_nodes) const;
   // After a step: a proposal of class `cls` drafted `drafted` levels, `accepted` of them were kept.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "spec/acceptor.h"
+#include "spec/draft_budget.h"
 #include "spec/draft_tree.h"
 
 namespace specd {
@@ -16,6 +17,13 @@ struct DraftRequest {
   int32_t root_token;        // the bonus token that starts this step's tree
   int32_t max_nodes;         // drafted nodes allowed besides the root (the verification budget)
   int32_t max_depth;         // deepest drafted node allowed (positions left in the context, etc.)
+  // The cost-aware budget, or null. A drafter that knows its proposal's class before drafting
+  // (limits_itself) asks it how many nodes that class pays for.
+  const DraftBudget* budget = nullptr;
+
+  int32_t nodes_for(int32_t proposal_class) const {
+    return budget ? budget->nodes_for(proposal_class, max_nodes) : max_nodes;
+  }
 };
 
 struct StepFeedback {
@@ -37,6 +45,10 @@ class Drafter {
   // A label for the kind of the last proposal (PLD: the matched n-gram length), so that the
   // draft budget can keep an acceptance estimate per kind. One kind by default.
   virtual int32_t proposal_class() const { return 0; }
+  // True when propose() limits itself with DraftRequest::nodes_for once it knows its class
+  // (retrieval drafters: the class is the match found). Otherwise the engine limits max_nodes to
+  // what class 0 pays for before proposing.
+  virtual bool limits_itself() const { return false; }
 };
 
 }  // namespace specd

@@ -115,7 +115,7 @@ DraftTree PldDrafter::propose(const DraftRequest& request) {
     const int32_t from = start + n;
     int32_t to = from + options_.num_pred_tokens;
     if (options_.allow_truncated) to = std::min(to, committed_length + 1);
-    to = std::min(to, from + budget);
+    to = std::min(to, from + std::min(budget, request.nodes_for(n)));
     int32_t parent = 0;
     for (int32_t i = from; i < to; ++i) {
       const int32_t token = i < committed_length ? text_[i] : request.root_token;

@@ -42,6 +42,7 @@ class PldDrafter : public Drafter {
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   int32_t proposal_class() const override { return last_ngram_; }
+  bool limits_itself() const override { return true; }
 
   const PldOptions& options() const { return options_; }
   // Pattern length of the last proposal's match, 0 when nothing matched (for traces).

@@ -51,7 +51,9 @@ DraftTree SamDrafter::propose(const DraftRequest& request) {
   if (match.length >= options_.len_threshold) {
     // to_anc looks for an occurrence followed by enough tokens; never ask for more than the
     // budget lets us verify, or it would trade a longer match for tokens we would cut anyway.
-    automaton_.continuation(match, std::min(options_.n_predicts, budget + 1), draft_);
+    const int32_t limit = std::min(budget, request.nodes_for(std::min(match.length, 16)));
+    if (limit <= 0) return DraftTree(request.root_token);
+    automaton_.continuation(match, std::min(options_.n_predicts, limit + 1), draft_);
     // The continuation can only be empty with len_threshold 1 (the root occurs once, last).
     if (!draft_.empty()) {
       DraftTree tree(request.root_token);
@@ -61,7 +63,10 @@ DraftTree SamDrafter::propose(const DraftRequest& request) {
     }
   }
   last_used_fallback_ = true;
-  if (fallback_) return fallback_->propose(request);
+  DraftRequest fallback_request = request;
+  fallback_request.max_nodes = request.nodes_for(0);  // what the fallback's drafts pay for
+  if (fallback_request.max_nodes == 0) fallback_request.max_depth = 0;
+  if (fallback_ && fallback_request.max_nodes > 0) return fallback_->propose(fallback_request);
   return DraftTree(request.root_token);
 }
 

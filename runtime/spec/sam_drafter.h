@@ -40,6 +40,7 @@ class SamDrafter : public Drafter {
   void observe(const StepFeedback& feedback) override;
   // 0 for the fallback's drafts, else the match length (root included), capped at 16.
   int32_t proposal_class() const override { return last_used_fallback_ ? 0 : std::min(last_match_length_, 16); }
+  bool limits_itself() const override { return true; }
 
   const SamOptions& options() const { return options_; }
   const SuffixAutomaton& automaton() const { return automaton_; }

@@ -23,18 +23,18 @@ TEST_CASE("the budget maximises expected committed tokens per millisecond") {
   options.prior_acceptance = 0.8;
   SECTION("free verification: draft everything allowed") {
     DraftBudget budget(CostCurve({{1, 1.0}, {64, 1.0}}), options);
-    CHECK(budget.nodes(10) == 10);
+    CHECK(budget.nodes_for(0, 10) == 10);
   }
   SECTION("verification as dear as decoding each token: never draft") {
     DraftBudget budget(CostCurve({{1, 1.0}, {64, 64.0}}), options);
-    CHECK(budget.nodes(10) == 0);
+    CHECK(budget.nodes_for(0, 10) == 0);
   }
   SECTION("the rate is (1 + a + ... + a^k) / (t(k + 1) + k c)") {
     options.draft_ms_per_node = 0.25;
     DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.5}, {3, 2.0}}), options);
     CHECK(budget.rate(2, 0.5) == Approx((1 + 0.5 + 0.25) / (2.0 + 0.5)));
     // k = 1: 1.8 / 1.75 beats k = 0 (1.0) and k = 2 (2.44 / 2.5).
-    CHECK(budget.nodes(2) == 1);
+    CHECK(budget.nodes_for(0, 2) == 1);
   }
 }
 
@@ -43,14 +43,13 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
   options.prior_acceptance = 0.6;
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.4}, {4, 2.2}, {8, 4.0}}), options);
   CHECK(budget.acceptance() == Approx(0.6));
-  const int32_t initial = budget.nodes(8);
+  const int32_t initial = budget.nodes_for(0, 8);
   CHECK(initial >= 1);
 
   for (int i = 0; i < 30; ++i) budget.observe(4, 0);  // every draft rejected at once
   CHECK(budget.acceptance() < 0.1);
   CHECK(budget.nodes_for(0, 8) == 0);
-  // Drafting is free here (retrieval), so a class not seen yet may still be proposed for.
-  CHECK(budget.nodes(8) == initial);
+  CHECK(budget.nodes_for(1, 8) == initial);  // another class is still at the prior
 
   for (int i = 0; i < 200; ++i) budget.observe(0, 0);  // AR steps: the evidence fades
   CHECK(budget.acceptance() == Approx(0.6).margin(0.01));
@@ -58,7 +57,7 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
 
   for (int i = 0; i < 30; ++i) budget.observe(8, 8);  // every draft accepted whole
   CHECK(budget.acceptance() > 0.95);
-  CHECK(budget.nodes(8) == 8);
+  CHECK(budget.nodes_for(0, 8) == 8);
 
   budget.reset();
   CHECK(budget.acceptance() == Approx(0.6));
@@ -74,7 +73,6 @@ TEST_CASE("each proposal class has its own acceptance; the drafter's limit is th
   }
   CHECK(budget.nodes_for(1, 8) == 0);
   CHECK(budget.nodes_for(3, 8) == 8);
-  CHECK(budget.nodes(8) == 8);
   CHECK(budget.acceptance(2) == Approx(0.6));  // unseen: the prior
 }
 

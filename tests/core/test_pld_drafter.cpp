@@ -157,6 +157,22 @@ TEST_CASE("PLD defaults and simple cases", "[spec][pld]") {
   REQUIRE(drafter.last_ngram() == 0);
 }
 
+TEST_CASE("PLD drafts what the budget says its match class pays for", "[spec][pld]") {
+  PldDrafter drafter;
+  const Tokens prompt{5, 6, 7, 8, 9, 5, 6};
+  drafter.begin(prompt);
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {4, 1.6}, {8, 2.4}}));
+  for (int i = 0; i < 30; ++i) budget.observe(3, 4, 0);  // 3-gram matches: always rejected
+  DraftRequest request{prompt, 7, 60, 60};
+  request.budget = &budget;
+  DraftTree tree = drafter.propose(request);
+  CHECK(drafter.last_ngram() == 3);
+  CHECK(tree.size() == 1);
+  for (int i = 0; i < 60; ++i) budget.observe(3, 4, 4);  // ...until they are accepted whole
+  tree = drafter.propose(request);
+  CHECK(chain_tokens(tree) == Tokens{8, 9, 5, 6, 7});
+}
+
 TEST_CASE("PLD begin() forgets the previous request", "[spec][pld]") {
   PldDrafter drafter;
   const Tokens first{1, 2, 3, 4, 5, 6};
