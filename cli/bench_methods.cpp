@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "decode/forward_cost.h"
 #include "decode/methods.h"
+#include "method_options.h"
 #include "decode/request_runner.h"
 #include "io/atomic_file.h"
 #include "model/cpu_threads.h"
@@ -75,17 +76,17 @@ void print_curve(const char* label, const nlohmann::json& curve) {
 }  // namespace
 
 int run_bench_methods(const Args& args) {
-  std::string model_dir, draft_dir, workloads_dir, methods_text, categories_text, json_path, traces_path, budget_mode;
+  std::string model_dir, workloads_dir, methods_text, categories_text, json_path, traces_path;
   int64_t max_prompts = 5;
   int repeats = 3;
   SamplingParams sampling;
-  MethodOptions method_options;
+  MethodArgs method_args;
+  MethodOptions& method_options = method_args.options;
   DeviceSpec device;
   po::options_description desc("specd bench --methods");
   desc.add_options()
       ("methods", po::value(&methods_text)->required(), "comma-separated: ar,sd,sd-tree,pld,sam (ar is always measured)")
       ("model", po::value(&model_dir)->default_value(default_model_dir()), "target model directory")
-      ("draft", po::value(&draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, sam's fallback)")
       ("workloads", po::value(&workloads_dir)->default_value(data_dir() + "/workloads"), "directory of workload .jsonl files")
       ("categories", po::value(&categories_text), "comma-separated workload files to use (default: all)")
       ("max-prompts", po::value(&max_prompts)->default_value(5), "first N prompts of every category")
@@ -94,27 +95,16 @@ int run_bench_methods(const Args& args) {
       ("top-k", po::value(&sampling.top_k)->default_value(0), "target top-k")
       ("top-p", po::value(&sampling.top_p)->default_value(1.0), "target top-p")
       ("seed", po::value(&sampling.seed)->default_value(0), "seed of every request")
-      ("gamma", po::value(&method_options.gamma)->default_value(4), "sd: drafted chain length")
-      ("tree-top-k", po::value(&method_options.tree.top_k)->default_value(4), "sd-tree: children per expanded node")
-      ("tree-depth", po::value(&method_options.tree.depth)->default_value(5), "sd-tree: levels")
-      ("tree-nodes", po::value(&method_options.tree.nodes)->default_value(16), "sd-tree: drafted nodes per step")
-      ("pld-max-ngram", po::value(&method_options.pld.max_ngram)->default_value(3), "pld: longest n-gram matched")
-      ("pld-tokens", po::value(&method_options.pld.num_pred_tokens)->default_value(10), "pld: tokens copied")
-      ("sam-threshold", po::value(&method_options.sam.len_threshold)->default_value(5), "sam: shortest match used")
-      ("sam-predicts", po::value(&method_options.sam.n_predicts)->default_value(40), "sam: draft length counting the root")
-      ("draft-budget", po::value(&budget_mode)->default_value("auto"),
-       "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
-       "online acceptance); fixed: always the options' full length")
       ("json", po::value(&json_path), "also write the results as JSON to this file")
       ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file");
+  add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd bench --methods ar,sd,sd-tree,pld,sam [options]")) return 0;
   if (max_prompts < 1) input_error("--max-prompts", "must be at least 1");
   if (repeats < 1) input_error("--repeats", "must be at least 1");
   validate(sampling);
-  if (budget_mode != "auto" && budget_mode != "fixed") input_error("--draft-budget", "must be auto or fixed, not '" + budget_mode + "'");
-  method_options.adaptive_budget = budget_mode == "auto";
+  finish_method_options(method_args);
   const bool greedy = sampling.temperature == 0.0;
 
   std::vector<std::string> methods{"ar"};
@@ -147,7 +137,7 @@ int run_bench_methods(const Args& args) {
 
   auto target = LlamaModel::load(model_dir, device);
   std::shared_ptr<const LlamaModel> draft;
-  if (needs_draft) draft = LlamaModel::load(draft_dir, device);
+  if (needs_draft) draft = LlamaModel::load(method_args.draft_dir, device);
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
   std::vector<int32_t> stop_tokens;
   for (int64_t id : target->config().eos_token_ids) stop_tokens.push_back(static_cast<int32_t>(id));
@@ -206,7 +196,7 @@ int run_bench_methods(const Args& args) {
       RunInfo info;
       info.command_line = "specd bench --methods " + methods_text;
       info.target_model = model_dir;
-      info.draft_model = draft && (method_needs_draft(m) || m == "sam") ? draft_dir : "";
+      info.draft_model = draft && (method_needs_draft(m) || m == "sam") ? method_args.draft_dir : "";
       info.method = m;
       info.options_json = nlohmann::json({{"temperature", sampling.temperature}, {"top_k", sampling.top_k}, {"top_p", sampling.top_p},
                                           {"gamma", method_options.gamma}, {"tree_top_k", method_options.tree.top_k},
@@ -243,7 +233,7 @@ int run_bench_methods(const Args& args) {
 
   std::printf("specd bench: %zu prompts (first %lld per category), %d repeats (median wall time), T=%.2f, target %s%s%s\n", items.size(),
               static_cast<long long>(max_prompts), repeats, sampling.temperature, model_dir.c_str(), draft ? ", draft " : "",
-              draft ? draft_dir.c_str() : "");
+              draft ? method_args.draft_dir.c_str() : "");
   std::printf("forward cost on 64 cached tokens, all logits:\n");
   print_curve("target", report["target_forward_ms"]);
   if (draft) print_curve("draft", report["draft_forward_ms"]);

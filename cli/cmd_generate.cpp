@@ -1,10 +1,15 @@
-// specd generate: the continuation of one prompt by plain autoregressive decoding.
+// specd generate: the continuation of one prompt, by plain autoregressive decoding or by one of
+// the speculative methods (--method), which give the same text at T=0.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "decode/autoregressive.h"
+#include "decode/methods.h"
+#include "decode/speculative.h"
 #include "decode/text_stream.h"
 #include "model/llama_model.h"
+#include "method_options.h"
 #include "model_files.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
@@ -15,7 +20,8 @@
 namespace specd::cli {
 
 int run_generate(const Args& args) {
-  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file;
+  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file, method = "ar";
+  MethodArgs method_args;
   int64_t prompt_index = 0;
   GenerateOptions options;
   DeviceSpec device;
@@ -31,7 +37,9 @@ int run_generate(const Args& args) {
       ("temperature", po::value(&options.sampling.temperature)->default_value(0.0), "0 is greedy")
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
       ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "keep the most likely tokens up to this mass (1: off)")
-      ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling");
+      ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling")
+      ("method", po::value(&method)->default_value("ar"), "ar, sd, sd-tree, pld or sam (the speculative ones are lossless)");
+  add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd generate [--model DIR] (--prompt TEXT | --prompt-file F | --workload F [--prompt-index I]) [options]")) return 0;
@@ -56,6 +64,10 @@ int run_generate(const Args& args) {
   if (prompt.empty()) input_error(prompt_source, "is empty");
   if (options.max_new_tokens < 1) input_error("--max-new-tokens", "must be at least 1");
   validate(options.sampling);
+  finish_method_options(method_args);
+  const auto& known = method_names();
+  if (std::find(known.begin(), known.end(), method) == known.end())
+    input_error("--method", "unknown method '" + method + "' (known: ar, sd, sd-tree, pld, sam)");
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
   std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, /*add_special_tokens=*/true);
@@ -70,16 +82,40 @@ int run_generate(const Args& args) {
     std::fwrite(piece.data(), 1, piece.size(), stdout);
     std::fflush(stdout);
   };
-  GenerateOutput out = generate_autoregressive(*files.model, prompt_ids, options);
+  std::shared_ptr<const LlamaModel> draft;
+  if (method_needs_draft(method) || method == "sam") draft = LlamaModel::load(method_args.draft_dir, device);
+  Policy policy = make_method(method, *files.model, draft, options.sampling, method_args.options);
+  GenerateOutput out;
+  std::string spec_stats;
+  if (policy.autoregressive) {
+    out = generate_autoregressive(*files.model, prompt_ids, options);
+  } else {
+    policy.root_entropy = false;  // nothing here shows it
+    SpeculativeOutput run = decode_with(*files.model, policy, prompt_ids, options);
+    out.tokens = run.tokens;
+    out.stats = run.stats;
+    int64_t drafted = 0, accepted = 0;
+    for (const StepTrace& step : run.steps) {
+      drafted += step.draft_size;
+      accepted += step.accepted_length;
+    }
+    const size_t steps = run.steps.size();
+    char line[160];
+    std::snprintf(line, sizeof line, " | %s: %zu steps, %.2f tokens/step, %.1f%% of %lld drafted tokens accepted", method.c_str(),
+                  steps, steps ? static_cast<double>(steps + accepted) / steps : 0.0,
+                  drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted));
+    spec_stats = line;
+  }
   std::string rest = stream.finish();
   std::fwrite(rest.data(), 1, rest.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
 
   const GenerateStats& s = out.stats;
-  std::fprintf(stderr, "prompt tokens: %lld | new tokens: %lld%s | prefill: %.1f ms | decode: %.1f tokens/s (%.2f ms/token)\n",
+  std::fprintf(stderr, "prompt tokens: %lld | new tokens: %lld%s | prefill: %.1f ms | decode: %.1f tokens/s (%.2f ms/token)%s\n",
                static_cast<long long>(s.prompt_tokens), static_cast<long long>(s.new_tokens), s.stopped ? " (EOS)" : "",
-               s.prefill_ms, s.decode_tokens_per_s(), s.new_tokens > 1 ? s.decode_ms / (s.new_tokens - 1) : 0.0);
+               s.prefill_ms, s.decode_tokens_per_s(), s.new_tokens > 1 ? s.decode_ms / (s.new_tokens - 1) : 0.0,
+               spec_stats.c_str());
   return 0;
 }
 

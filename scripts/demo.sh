@@ -13,6 +13,10 @@ echo
 echo "== specd generate (demo target, greedy, a code-editing prompt from data/workloads) =="
 "$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96
 echo
+echo "== specd generate --method pld (the same prompt: the same text, in fewer target steps) =="
+"$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96 \
+  --method pld 2>&1 >/dev/null | tail -n 1
+echo
 echo "== specd generate (sampling: T=0.8, top-p 0.95, seed 1, a QA prompt) =="
 "$specd" generate --model "$target" --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64 \
   --temperature 0.8 --top-p 0.95 --seed 1
@@ -22,3 +26,6 @@ echo "== specd bench (demo target) =="
 echo
 echo "== specd bench (demo draft) =="
 "$specd" bench --model "$draft" --repeats 5
+echo
+echo "== specd bench --methods (every method against AR, 2 prompts per workload category) =="
+"$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam --max-prompts 2 --repeats 1

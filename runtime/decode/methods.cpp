@@ -11,6 +11,18 @@
 
 namespace specd {
 
+SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options) {
+  if (policy.autoregressive) throw std::logic_error("decode_with: 'ar' has no drafter");
+  SpeculativeOptions spec;
+  spec.generate = options;
+  spec.max_draft_nodes = policy.max_nodes;
+  spec.max_draft_depth = policy.max_depth;
+  spec.budget = policy.budget.get();
+  spec.root_entropy = policy.root_entropy;
+  return generate_speculative(target, *policy.drafter, *policy.acceptor, prompt, spec);
+}
+
 const std::vector<std::string>& method_names() {
   static const std::vector<std::string> names{"ar", "sd", "sd-tree", "pld", "sam"};
   return names;

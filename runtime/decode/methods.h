@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "decode/model_tree_drafter.h"
+#include "decode/speculative.h"
 #include "sampling/sampler.h"
 #include "spec/acceptor.h"
 #include "spec/draft_budget.h"
@@ -44,6 +45,11 @@ struct Policy {
   std::unique_ptr<DraftBudget> budget;  // null: fixed budget
   bool root_entropy = true;             // in the step traces (SpeculativeOptions::root_entropy)
 };
+
+// Decodes one prompt with a speculative policy (not "ar"): its drafter, acceptor, budget and
+// limits, and its root_entropy setting.
+SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options);
 
 // The methods make_method knows, in display order.
 const std::vector<std::string>& method_names();

@@ -32,13 +32,7 @@ RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer
       run.wall_ms += out.stats.prefill_ms + out.stats.decode_ms;
       run.steps += static_cast<int64_t>(out.tokens.size());
     } else {
-      SpeculativeOptions spec;
-      spec.generate = options;
-      spec.max_draft_nodes = policy.max_nodes;
-      spec.max_draft_depth = policy.max_depth;
-      spec.budget = policy.budget.get();
-      spec.root_entropy = policy.root_entropy;
-      SpeculativeOutput out = generate_speculative(target, *policy.drafter, *policy.acceptor, prompt, spec);
+      SpeculativeOutput out = decode_with(target, policy, prompt, options);
       produced = out.tokens;
       run.wall_ms += out.stats.prefill_ms + out.stats.decode_ms;
       run.steps += static_cast<int64_t>(out.steps.size()) + 1;  // + the prefill's token

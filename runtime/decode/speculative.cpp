@@ -80,7 +80,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
                          static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, context - 1 - base})))};
     if (options.budget) {
       request.budget = options.budget;
-      if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes);
+      if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes, request.max_depth);
       request.max_depth = std::min(request.max_depth, request.max_nodes);
     }
     if (request.max_depth == 0) request.max_nodes = 0;

@@ -44,9 +44,9 @@ double DraftBudget::acceptance(int32_t cls) const {
   return (counts.accepted + w * options_.prior_acceptance) / (counts.accepted + counts.rejected + w);
 }
 
-double DraftBudget::rate(int32_t k, double a) const {
+double DraftBudget::rate(int32_t k, double a, int32_t max_depth) const {
   double expected = 1, term = 1;
-  for (int32_t i = 1; i <= k; ++i) expected += (term *= a);
+  for (int32_t i = 1; i <= std::min(k, max_depth); ++i) expected += (term *= a);
   return expected / (cost_ms(k + 1) + k * options_.draft_ms_per_node);
 }
 
@@ -63,11 +63,11 @@ double DraftBudget::cost_ms(int32_t n) const {
   return cost_.at(n) * scale;
 }
 
-int32_t DraftBudget::best_nodes(double a, int32_t max_nodes) const {
+int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth) const {
   int32_t best = 0;
-  double best_rate = rate(0, a);
+  double best_rate = rate(0, a, max_depth);
   for (int32_t k = 1; k <= max_nodes; ++k) {
-    const double r = rate(k, a);
+    const double r = rate(k, a, max_depth);
     if (r > best_rate) {
       best = k;
       best_rate = r;
@@ -76,7 +76,9 @@ int32_t DraftBudget::best_nodes(double a, int32_t max_nodes) const {
   return best;
 }
 
-int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes) const { return best_nodes(acceptance(cls), max_nodes); }
+int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth) const {
+  return best_nodes(acceptance(cls), max_nodes, max_depth);
+}
 
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
   for (auto& entry : classes_) {

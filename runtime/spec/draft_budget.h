@@ -60,20 +60,23 @@ class DraftBudget {
   void observe_cost(int32_t n, double ms);
   double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it
   // Drafted nodes a proposal of class `cls` pays for, at most `max_nodes`.
-  int32_t nodes_for(int32_t cls, int32_t max_nodes) const;
+  // A tree cannot accept more tokens than it is deep: with max_depth < max_nodes, nodes beyond
+  // the depth add cost but no expected tokens in this model (so a tree drafter gets few nodes
+  // unless its levels are accepted almost surely).
+  int32_t nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth = INT32_MAX) const;
   // After a step: a proposal of class `cls` drafted `drafted` levels, `accepted` of them were kept.
   void observe(int32_t cls, int32_t drafted, int32_t accepted);
   void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
 
   double acceptance(int32_t cls = 0) const;  // the current estimate of a for a class
   // Expected committed tokens per millisecond with k drafted nodes at acceptance a.
-  double rate(int32_t k, double a) const;
+  double rate(int32_t k, double a, int32_t max_depth = INT32_MAX) const;
   const CostCurve& cost() const { return cost_; }
 
  private:
   CostCurve cost_;
   DraftBudgetOptions options_;
-  int32_t best_nodes(double a, int32_t max_nodes) const;
+  int32_t best_nodes(double a, int32_t max_nodes, int32_t max_depth) const;
   struct Counts {
     double accepted = 0, rejected = 0;  // decayed
   };

@@ -22,7 +22,7 @@ struct DraftRequest {
   const DraftBudget* budget = nullptr;
 
   int32_t nodes_for(int32_t proposal_class) const {
-    return budget ? budget->nodes_for(proposal_class, max_nodes) : max_nodes;
+    return budget ? budget->nodes_for(proposal_class, max_nodes, max_depth) : max_nodes;
   }
 };
 

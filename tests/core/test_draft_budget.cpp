@@ -36,6 +36,11 @@ TEST_CASE("the budget maximises expected committed tokens per millisecond") {
     // k = 1: 1.8 / 1.75 beats k = 0 (1.0) and k = 2 (2.44 / 2.5).
     CHECK(budget.nodes_for(0, 2) == 1);
   }
+  SECTION("a tree of depth 2 gains nothing from a third node") {
+    DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.05}, {3, 1.1}, {4, 1.15}}), options);
+    CHECK(budget.nodes_for(0, 3) == 3);
+    CHECK(budget.nodes_for(0, 3, 2) == 2);
+  }
 }
 
 TEST_CASE("acceptance is learned from the steps and drifts back to the prior without evidence") {

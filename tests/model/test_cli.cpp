@@ -85,6 +85,25 @@ TEST_CASE("specd generate prints a continuation and a stats line", "[cli]") {
   CHECK(run_cli("generate --model " + dir + " --prompt 'def the thing' --max-new-tokens 12").out == r.out);
 }
 
+TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative method", "[cli]") {
+  std::string dir = model_with_tokenizer("cli-generate-methods");
+  std::string draft = test::write_model("cli-generate-draft", test::tiny_config("llama"), DType::BF16, 77);
+  const std::string base = "generate --model " + dir + " --draft " + draft + " --prompt 'def the thing def the thing' --max-new-tokens 16";
+  CliResult ar = run_cli(base);
+  REQUIRE(ar.exit_code == 0);
+  for (const std::string method : {"sd", "sd-tree", "pld", "sam"}) {
+    for (const std::string budget : {"auto", "fixed"}) {
+      CliResult r = run_cli(base + " --method " + method + " --draft-budget " + budget);
+      CAPTURE(method, budget, r.err);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.out == ar.out);
+      CHECK(r.err.find(method + ": ") != std::string::npos);  // steps, tokens/step, acceptance
+    }
+  }
+  require_one_line_error(run_cli(base + " --method beam"), "--method");
+  require_one_line_error(run_cli(base + " --method pld --draft-budget some"), "--draft-budget");
+}
+
 TEST_CASE("specd tokenize prints the tokenizer's ids, one line per line", "[cli]") {
   std::string lines = std::string(SPECD_BINARY_DIR) + "/test-fixtures/lines.txt";
   write_text(lines, "def the thing\nthe  quick\tfox<|endoftext|>\n\n");

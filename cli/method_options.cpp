@@ -1,0 +1,30 @@
+#include "method_options.h"
+
+#include "util/error.h"
+
+namespace specd::cli {
+
+void add_method_options(po::options_description& desc, MethodArgs& args) {
+  MethodOptions& m = args.options;
+  desc.add_options()
+      ("draft", po::value(&args.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, sam's fallback)")
+      ("gamma", po::value(&m.gamma)->default_value(4), "sd: drafted chain length")
+      ("tree-top-k", po::value(&m.tree.top_k)->default_value(4), "sd-tree: children per expanded node")
+      ("tree-depth", po::value(&m.tree.depth)->default_value(5), "sd-tree: levels")
+      ("tree-nodes", po::value(&m.tree.nodes)->default_value(16), "sd-tree: drafted nodes per step")
+      ("pld-max-ngram", po::value(&m.pld.max_ngram)->default_value(3), "pld: longest n-gram matched")
+      ("pld-tokens", po::value(&m.pld.num_pred_tokens)->default_value(10), "pld: tokens copied")
+      ("sam-threshold", po::value(&m.sam.len_threshold)->default_value(5), "sam: shortest match used")
+      ("sam-predicts", po::value(&m.sam.n_predicts)->default_value(40), "sam: draft length counting the root")
+      ("draft-budget", po::value(&args.budget_mode)->default_value("auto"),
+       "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
+       "online acceptance); fixed: always the options' full length");
+}
+
+void finish_method_options(MethodArgs& args) {
+  if (args.budget_mode != "auto" && args.budget_mode != "fixed")
+    input_error("--draft-budget", "must be auto or fixed, not '" + args.budget_mode + "'");
+  args.options.adaptive_budget = args.budget_mode == "auto";
+}
+
+}  // namespace specd::cli

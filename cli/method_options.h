@@ -1,0 +1,22 @@
+#pragma once
+// The options that define a decoding method (draft lengths, trees, PLD, SAM, the draft budget),
+// shared by specd generate --method and specd bench --methods.
+#include <string>
+
+#include "decode/methods.h"
+#include "options.h"
+
+namespace specd::cli {
+
+struct MethodArgs {
+  MethodOptions options;
+  std::string draft_dir;
+  std::string budget_mode = "auto";
+};
+
+// Adds --draft, --gamma, --tree-*, --pld-*, --sam-* and --draft-budget.
+void add_method_options(po::options_description& desc, MethodArgs& args);
+// Checks what parsing cannot (InputError naming the option) and applies --draft-budget.
+void finish_method_options(MethodArgs& args);
+
+}  // namespace specd::cli
