@@ -110,6 +110,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     drafter.observe(StepFeedback{tree, result, committed_now});
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));
+      options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));
       const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
       options.budget->observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
     }

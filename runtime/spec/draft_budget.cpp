@@ -44,10 +44,11 @@ double DraftBudget::acceptance(int32_t cls) const {
   return (counts.accepted + w * options_.prior_acceptance) / (counts.accepted + counts.rejected + w);
 }
 
-double DraftBudget::rate(int32_t k, double a, int32_t max_depth) const {
+double DraftBudget::rate(int32_t k, double a, int32_t max_depth, double draft_ms_per_node) const {
+  if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
   double expected = 1, term = 1;
   for (int32_t i = 1; i <= std::min(k, max_depth); ++i) expected += (term *= a);
-  return expected / (cost_ms(k + 1) + k * options_.draft_ms_per_node);
+  return expected / (cost_ms(k + 1) + k * draft_ms_per_node);
 }
 
 void DraftBudget::observe_cost(int32_t n, double ms) {
@@ -55,6 +56,27 @@ void DraftBudget::observe_cost(int32_t n, double ms) {
   if (observed_ms_.size() <= static_cast<size_t>(n)) observed_ms_.resize(n + 1, 0.0);
   double& mean = observed_ms_[n];
   mean = mean == 0 ? ms : (1 - options_.cost_weight) * mean + options_.cost_weight * ms;
+  // Sizes not verified lately drift back to the measured curve (scaled by the observed one-token
+  // cost), so one slow outlier does not keep a draft length off for the rest of the run.
+  const double scale = observed_ms_[1] > 0 ? observed_ms_[1] / cost_.at(1) : 1.0;
+  for (size_t m = 2; m < observed_ms_.size(); ++m)
+    if (static_cast<int32_t>(m) != n && observed_ms_[m] > 0)
+      observed_ms_[m] += options_.cost_relax * (cost_.at(static_cast<int32_t>(m)) * scale - observed_ms_[m]);
+}
+
+void DraftBudget::observe_draft_cost(int32_t cls, int32_t nodes, double ms) {
+  if (nodes <= 0 || !(ms >= 0)) return;
+  const auto found = draft_ms_per_node_.find(cls);
+  const double per_node = ms / nodes;
+  if (found == draft_ms_per_node_.end())
+    draft_ms_per_node_[cls] = per_node;
+  else
+    found->second = (1 - options_.cost_weight) * found->second + options_.cost_weight * per_node;
+}
+
+double DraftBudget::draft_cost(int32_t cls) const {
+  const auto found = draft_ms_per_node_.find(cls);
+  return found == draft_ms_per_node_.end() ? options_.draft_ms_per_node : found->second;
 }
 
 double DraftBudget::cost_ms(int32_t n) const {
@@ -63,11 +85,11 @@ double DraftBudget::cost_ms(int32_t n) const {
   return cost_.at(n) * scale;
 }
 
-int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth) const {
+int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const {
   int32_t best = 0;
-  double best_rate = rate(0, a, max_depth);
+  double best_rate = rate(0, a, max_depth, draft_ms_per_node);
   for (int32_t k = 1; k <= max_nodes; ++k) {
-    const double r = rate(k, a, max_depth);
+    const double r = rate(k, a, max_depth, draft_ms_per_node);
     if (r > best_rate) {
       best = k;
       best_rate = r;
@@ -77,7 +99,7 @@ int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth) 
 }
 
 int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth) const {
-  return best_nodes(acceptance(cls), max_nodes, max_depth);
+  return best_nodes(acceptance(cls), max_nodes, max_depth, draft_cost(cls));
 }
 
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {

@@ -47,7 +47,8 @@ struct DraftBudgetOptions {
   double prior_weight = 2.0;      // ...worth this many observed tokens
   double decay = 0.95;            // evidence kept per step (an effective window of ~20 steps)
   double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
-  double draft_ms_per_node = 0;   // c: the drafter's own cost per drafted node
+  double cost_relax = 0.02;       // per step, how far other sizes' t(n) drift back to the curve
+  double draft_ms_per_node = 0;   // c before the run shows it: the drafter's cost per drafted node
 };
 
 class DraftBudget {
@@ -59,6 +60,10 @@ class DraftBudget {
   // A verification forward of n tokens took `ms`.
   void observe_cost(int32_t n, double ms);
   double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it
+  // Drafting `nodes` nodes of class `cls` took `ms` (SAM's retrieval costs ~nothing, its
+  // draft-model fallback a forward per level: c is learned per class, and kept across requests).
+  void observe_draft_cost(int32_t cls, int32_t nodes, double ms);
+  double draft_cost(int32_t cls) const;  // c for a class
   // Drafted nodes a proposal of class `cls` pays for, at most `max_nodes`.
   // A tree cannot accept more tokens than it is deep: with max_depth < max_nodes, nodes beyond
   // the depth add cost but no expected tokens in this model (so a tree drafter gets few nodes
@@ -70,13 +75,14 @@ class DraftBudget {
 
   double acceptance(int32_t cls = 0) const;  // the current estimate of a for a class
   // Expected committed tokens per millisecond with k drafted nodes at acceptance a.
-  double rate(int32_t k, double a, int32_t max_depth = INT32_MAX) const;
+  double rate(int32_t k, double a, int32_t max_depth = INT32_MAX, double draft_ms_per_node = -1) const;
   const CostCurve& cost() const { return cost_; }
 
  private:
   CostCurve cost_;
   DraftBudgetOptions options_;
-  int32_t best_nodes(double a, int32_t max_nodes, int32_t max_depth) const;
+  int32_t best_nodes(double a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const;
+  std::map<int32_t, double> draft_ms_per_node_;  // learned c per class
   struct Counts {
     double accepted = 0, rejected = 0;  // decayed
   };

@@ -93,3 +93,27 @@ TEST_CASE("verify costs are learned from the steps; unseen sizes follow the obse
   budget.reset();  // a new request keeps what was learned about costs
   CHECK(budget.cost_ms(4) == Approx(10.0).epsilon(0.01));
 }
+
+TEST_CASE("the drafter's cost per node is learned per class, across requests") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.8;
+  options.draft_ms_per_node = 0.0;
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.1}, {4, 1.3}, {8, 1.7}}), options);
+  CHECK(budget.nodes_for(0, 4) == 4);  // drafting looks free
+  budget.observe_draft_cost(0, 4, 8.0);  // ...until class 0 (a draft-model fallback) costs 2 ms a node
+  budget.observe_draft_cost(5, 4, 0.004);  // retrieval stays cheap
+  CHECK(budget.draft_cost(0) == Approx(2.0));
+  budget.reset();
+  CHECK(budget.draft_cost(0) == Approx(2.0));
+  CHECK(budget.nodes_for(0, 4) == 0);
+  CHECK(budget.nodes_for(5, 4) == 4);
+}
+
+TEST_CASE("a verify size not seen lately drifts back to the measured curve") {
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {4, 1.6}}));
+  budget.observe_cost(1, 1.0);
+  budget.observe_cost(2, 12.0);  // one outlier
+  CHECK(budget.cost_ms(2) == Approx(12.0));
+  for (int i = 0; i < 300; ++i) budget.observe_cost(1, 1.0);
+  CHECK(budget.cost_ms(2) == Approx(1.2).epsilon(0.05));
+}
