@@ -13,7 +13,7 @@ echo
 echo "== specd generate (demo target, greedy, a code-editing prompt from data/workloads) =="
 "$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96
 echo
-echo "== specd generate --method pld (the same prompt: the same text, in fewer target steps) =="
+echo "== specd generate --method pld (the same prompt gives the same text; the stats line shows its steps and acceptance) =="
 "$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96 \
   --method pld 2>&1 >/dev/null | tail -n 1
 echo

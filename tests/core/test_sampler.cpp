@@ -2,7 +2,9 @@
 // the shaped distribution, and a seed fixes the whole stream.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <map>
 
 #include "sampling/sampler.h"
@@ -104,4 +106,47 @@ TEST_CASE("out-of-range sampling options are rejected naming the option", "[samp
   CHECK_THROWS_WITH(validate(params(1.0, 0, 0.0)), Catch::Contains("--top-p"));
   CHECK_THROWS_WITH(validate(params(1.0, 0, 1.5)), Catch::Contains("--top-p"));
   CHECK_NOTHROW(validate(params(0.7, 40, 0.9)));
+}
+
+namespace {
+
+// Top-p as the definition says it: sort every token (most likely first, ties by lower id) and keep
+// tokens while the mass before them is below p. The sampler only sorts the head; the result must be
+// identical, bit for bit.
+std::vector<double> top_p_by_full_sort(std::vector<double> probs, double top_p) {
+  std::vector<int64_t> order(probs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return probs[a] > probs[b]; });
+  double kept = 0.0;
+  for (int64_t id : order) {
+    if (kept < top_p)
+      kept += probs[id];
+    else
+      probs[id] = 0.0;
+  }
+  for (auto& p : probs) p /= kept;
+  return probs;
+}
+
+}  // namespace
+
+TEST_CASE("top-p over a large vocabulary equals the full-sort definition, ties included", "[sampling]") {
+  std::mt19937 rng(11);
+  for (int64_t vocab : {3, 70, 300, 5000}) {
+    for (double top_p : {0.05, 0.5, 0.9, 0.999}) {
+      for (double spread : {0.5, 3.0, 12.0}) {
+        CAPTURE(vocab, top_p, spread);
+        std::vector<float> logits(static_cast<size_t>(vocab));
+        // Rounded to quarters so that many tokens tie.
+        std::normal_distribution<float> normal(0.0f, static_cast<float>(spread));
+        for (auto& z : logits) z = std::round(normal(rng) * 4.0f) / 4.0f;
+        SamplingParams plain;
+        plain.temperature = 0.7;
+        SamplingParams nucleus = plain;
+        nucleus.top_p = top_p;
+        const std::vector<double> want = top_p_by_full_sort(shaped_distribution(logits.data(), vocab, plain), top_p);
+        CHECK(shaped_distribution(logits.data(), vocab, nucleus) == want);
+      }
+    }
+  }
 }
