@@ -1,23 +1,23 @@
 #pragma once
-// Cost-aware draft length. On a CPU the target's forward of n tokens costs far more than one
-// token's (the demo target: n=2 ~1.5x, n=8 ~5x), so a long draft pays only when most of it is
-// accepted. Each step, DraftBudget picks the number of drafted nodes k that maximises expected
-// committed tokens per millisecond,
-//     (1 + sum_{i=1..k} a^i) / (t(k + 1) + k * c),
-// where t(n) is the target's measured cost curve, c the drafter's cost per drafted node (0 for
-// retrieval), and a the per-token acceptance rate, estimated online from the request's own steps
-// (accepted / (accepted + rejections), decayed, with a prior). k = 0 is a plain AR step. The
-// estimate drifts back to the prior while nothing is drafted, so a drafter that stopped paying is
-// tried again later.
+// Cost-aware draft length. On a CPU the target's forward of n tokens costs a real fraction of n
+// one-token forwards (the demo target inside a decoding loop: n=2 ~1.3x, n=9 ~4x), so a draft
+// pays only when enough of it is accepted. Each step, DraftBudget picks the number of drafted
+// nodes k that maximises expected committed tokens per millisecond,
+//     (1 + sum_{i=1..min(k, depth)} a^i) / (t(k + 1) + k * c),
+// where t(n) is the target's cost of verifying n tokens, c the drafter's cost per drafted node and
+// a the per-token acceptance rate. k = 0 is a plain AR step.
 //
-// t(n) starts as the curve measured at load and is then learned from the step's own verify times
-// (a running mean per n; sizes not verified yet are the measured curve scaled by how the observed
-// one-token cost compares with the measured one), so the budget follows the context length and
-// the machine's load rather than one noisy measurement.
+// - t(n) starts as the curve measured at load, then follows the run's own verify times (a
+//   running mean per n; sizes not verified yet, or not lately, are the measured curve scaled by
+//   the observed one-token cost), so it tracks the context length and the machine's load.
+// - c starts at the option's value (a draft model's measured step, 0 for retrieval) and is
+//   learned per proposal class from the run's drafting times.
+// - a is learned per request and per proposal class (Drafter::proposal_class: PLD's matched
+//   n-gram length, SAM's match length or its fallback), as accepted / (accepted + rejections)
+//   with decayed counts and a prior; it drifts back to the prior while a class is not drafted, so
+//   a class that stopped paying is tried again later.
 //
-// Acceptance is kept per proposal class (Drafter::proposal_class: PLD's matched n-gram length,
-// SAM's match length or its fallback), since a 3-gram match is accepted far more often than a
-// 1-gram one. A retrieval drafter knows its class (the match) before drafting and asks
+// A retrieval drafter knows its class (the match) before drafting and asks
 // (DraftRequest::nodes_for); for other drafters the engine limits class 0 before proposing; and
 // the engine trims every proposal to what its class pays for.
 #include <cstdint>
