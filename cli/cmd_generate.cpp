@@ -8,6 +8,7 @@
 #include "decode/methods.h"
 #include "decode/speculative.h"
 #include "decode/text_stream.h"
+#include "io/read_file.h"
 #include "model/llama_model.h"
 #include "method_options.h"
 #include "model_files.h"
@@ -48,7 +49,7 @@ int run_generate(const Args& args) {
     input_error("generate", "give exactly one of --prompt, --prompt-file and --workload");
   std::string prompt_source = "--prompt";
   if (vm.count("prompt-file")) {
-    prompt = read_file(prompt_file);
+    prompt = read_whole_file(prompt_file);
     prompt_source = prompt_file;
   }
   if (vm.count("workload")) {

@@ -1,9 +1,7 @@
 #include "options.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "util/error.h"
 
@@ -37,13 +35,5 @@ std::string data_dir() {
 }
 
 std::string default_model_dir() { return data_dir() + "/models/demo-target"; }
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, "cannot be read");
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 }  // namespace specd::cli

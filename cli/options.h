@@ -22,7 +22,4 @@ std::string data_dir();
 // The demo target model (data/models/demo-target), used when a command names no --model.
 std::string default_model_dir();
 
-// The whole content of a file; InputError naming the file when it cannot be read.
-std::string read_file(const std::string& path);
-
 }  // namespace specd::cli

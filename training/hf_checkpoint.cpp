@@ -1,10 +1,9 @@
 #include "hf_checkpoint.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "io/atomic_file.h"
+#include "io/read_file.h"
 #include "io/checkpoint.h"
 #include "io/expected_tensors.h"
 #include "io/safetensors.h"
@@ -28,14 +27,6 @@ const char* torch_dtype_name(DType dtype) {
     case DType::BF16: return "bfloat16";
     default: return "float32";
   }
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, "cannot read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 // Hugging Face names every tensor "model.<name>" except the untied head.
@@ -64,7 +55,7 @@ void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const
   write_safetensors((std::filesystem::path(dir) / "model.safetensors").string(), views, {{"format", "pt"}});
   write_hf_config(dir, cfg);
   if (!tokenizer_path.empty())
-    write_file_atomically((std::filesystem::path(dir) / "tokenizer.json").string(), read_bytes(tokenizer_path));
+    write_file_atomically((std::filesystem::path(dir) / "tokenizer.json").string(), read_whole_file(tokenizer_path));
 }
 
 TrainLlama load_hf_model(const std::string& dir) {

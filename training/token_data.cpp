@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
-#include <sstream>
 #include <thread>
 
 #include "io/atomic_file.h"
+#include "io/read_file.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 
@@ -16,14 +16,6 @@ namespace specd::training {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'P', 'D', 'I', 'D', 'S', '0', '1'};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, "cannot read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // FNV-1a, 64 bits: a cache key, not a security boundary.
 uint64_t fnv1a(std::string_view bytes, uint64_t hash = 1469598103934665603ull) {
@@ -100,8 +92,8 @@ int32_t end_of_text_id(const Tokenizer& tokenizer, const std::string& tokenizer_
 
 std::vector<int32_t> load_token_ids(const std::string& text_path, const std::string& tokenizer_path,
                                     const std::string& cache_dir, int threads, std::ostream& log) {
-  std::string text = read_bytes(text_path);
-  std::string tokenizer_json = read_bytes(tokenizer_path);
+  std::string text = read_whole_file(text_path);
+  std::string tokenizer_json = read_whole_file(tokenizer_path);
   uint64_t key = fnv1a(kDocumentSeparator, fnv1a(tokenizer_json, fnv1a(text)));
   std::string stem = std::filesystem::path(text_path).stem().string();
   std::string cache_path = (std::filesystem::path(cache_dir) / (stem + "-" + hex(key) + ".ids")).string();

@@ -1,47 +1,13 @@
 #include "io/json_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <limits>
 
+#include "io/read_file.h"
 #include "util/error.h"
 
 namespace specd {
 
 using nlohmann::json;
-
-namespace {
-
-std::string read_whole_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) input_error(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    input_error(path, "not a regular file");
-  }
-  std::string text;
-  char chunk[65536];
-  for (;;) {
-    const ssize_t got = ::read(fd, chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int error = errno;
-      ::close(fd);
-      input_error(path, std::string("cannot read: ") + std::strerror(error));
-    }
-    if (got == 0) break;
-    text.append(chunk, static_cast<size_t>(got));
-  }
-  ::close(fd);
-  return text;
-}
-
-}  // namespace
 
 json read_json_file(const std::string& path) {
   const std::string text = read_whole_file(path);

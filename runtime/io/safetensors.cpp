@@ -1,8 +1,6 @@
 #include "io/safetensors.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +15,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json_reader.h"
+#include "io/read_file.h"
 #include "util/error.h"
 
 namespace specd {
@@ -118,14 +117,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   SafetensorsFile file;
   file.path_ = path;
 
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) input_error(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    input_error(path, "not a regular file");
-  }
-  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  const auto [fd, size] = open_regular_file(path);
   if (size < 8) {
     ::close(fd);
     input_error(path, "file of " + std::to_string(size) +
