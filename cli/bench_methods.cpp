@@ -14,7 +14,6 @@
 
 #include "bench_timing.h"
 #include "commands.h"
-#include "decode/forward_cost.h"
 #include "decode/methods.h"
 #include "method_options.h"
 #include "decode/request_runner.h"
@@ -65,6 +64,12 @@ nlohmann::json cost_curve(const LlamaModel& model, int repeats) {
     curve.push_back({{"tokens", n}, {"ms", ms}});
   }
   return curve;
+}
+
+CostCurve as_cost_curve(const nlohmann::json& curve) {
+  std::vector<std::pair<int32_t, double>> points;
+  for (const auto& point : curve) points.emplace_back(point["tokens"].get<int32_t>(), point["ms"].get<double>());
+  return CostCurve(points);
 }
 
 void print_curve(const char* label, const nlohmann::json& curve) {
@@ -141,9 +146,13 @@ int run_bench_methods(const Args& args) {
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
   std::vector<int32_t> stop_tokens;
   for (int64_t id : target->config().eos_token_ids) stop_tokens.push_back(static_cast<int32_t>(id));
+  // Cost curves: why a method wins or loses on this hardware, and the draft budget's starting point.
+  std::fprintf(stderr, "bench: measuring the forward-cost curves of target%s\n", draft ? " and draft" : "");
+  const nlohmann::json target_curve = cost_curve(*target, 3);
+  const nlohmann::json draft_curve = draft ? cost_curve(*draft, 3) : nlohmann::json();
   if (method_options.adaptive_budget) {  // measured once for every method
-    method_options.target_cost = measure_cost_curve(*target, 64);
-    if (draft) method_options.draft_ms_per_token = measure_cost_curve(*draft, 1).at(1);
+    method_options.target_cost = as_cost_curve(target_curve);
+    if (draft) method_options.draft_ms_per_token = draft_curve[0]["ms"].get<double>();
   }
   std::map<std::string, Policy> policies;
   for (const auto& m : methods) {
@@ -214,12 +223,11 @@ int run_bench_methods(const Args& args) {
     }
   }
 
-  // Cost curves: why a method wins or loses on this hardware.
   nlohmann::json report;
-  report["target_forward_ms"] = cost_curve(*target, 3);
+  report["target_forward_ms"] = target_curve;
   if (draft) {
-    report["draft_forward_ms"] = cost_curve(*draft, 3);
-    report["draft_ms_per_drafted_token"] = report["draft_forward_ms"][0]["ms"];
+    report["draft_forward_ms"] = draft_curve;
+    report["draft_ms_per_drafted_token"] = draft_curve[0]["ms"];
   }
   report["temperature"] = sampling.temperature;
   report["repeats"] = repeats;
