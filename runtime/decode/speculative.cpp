@@ -89,7 +89,6 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     DraftTree tree = drafter.propose(request);
     check_limits(tree, request, vocab);
     const int32_t proposal_class = drafter.proposal_class();
-    if (options.budget) tree.truncate(options.budget->nodes_for(proposal_class, tree.size() - 1));
     auto t1 = Clock::now();
 
     ForwardRequest verify;

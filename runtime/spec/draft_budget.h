@@ -18,8 +18,8 @@
 //   a class that stopped paying is tried again later.
 //
 // A retrieval drafter knows its class (the match) before drafting and asks
-// (DraftRequest::nodes_for); for other drafters the engine limits class 0 before proposing; and
-// the engine trims every proposal to what its class pays for.
+// (DraftRequest::nodes_for); for other drafters (one class) the engine limits class 0 before
+// proposing.
 #include <cstdint>
 #include <map>
 #include <utility>

@@ -30,17 +30,6 @@ int32_t DraftTree::add(int32_t parent, int32_t token, DraftSource source, float 
   return size() - 1;
 }
 
-void DraftTree::truncate(int32_t nodes) {
-  const size_t keep = static_cast<size_t>(std::max(0, nodes)) + 1;
-  if (keep >= tokens.size()) return;
-  tokens.resize(keep);
-  parents.resize(keep);
-  depths.resize(keep);
-  sources.resize(keep);
-  q.resize(keep);
-  child_q.resize(keep);
-}
-
 std::vector<int32_t> DraftTree::children(int32_t node) const {
   std::vector<int32_t> result;
   for (int32_t i = node + 1; i < size(); ++i)

@@ -29,9 +29,6 @@ struct DraftTree {
   int32_t size() const { return static_cast<int32_t>(tokens.size()); }
   // Appends a node and returns its index.
   int32_t add(int32_t parent, int32_t token, DraftSource source, float q = 1.0f);
-  // Keeps the root and the first `nodes` drafted nodes (a parent precedes its children, so the
-  // rest is still a tree); dropping the later candidates of a sampled tree is drafting fewer.
-  void truncate(int32_t nodes);
   std::vector<int32_t> children(int32_t node) const;
   // Node indices from the root to `node`, root first.
   std::vector<int32_t> path_to(int32_t node) const;

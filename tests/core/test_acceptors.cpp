@@ -511,19 +511,3 @@ TEST_CASE("oracle negative control: resampling from p instead of the residual is
   INFO(c.describe());
   CHECK(c.p_value < 1e-12);
 }
-
-TEST_CASE("truncating a draft tree keeps the root and the first nodes") {
-  DraftTree tree(5);
-  const int32_t a = tree.add(0, 6, DraftSource::Model, 0.5f);
-  tree.add(a, 7, DraftSource::Model, 0.25f);
-  tree.add(0, 8, DraftSource::Retrieval);
-  tree.truncate(2);
-  tree.check();
-  REQUIRE(tree.size() == 3);
-  CHECK(tree.tokens == std::vector<int32_t>{5, 6, 7});
-  CHECK(tree.q[2] == 0.25f);
-  tree.truncate(5);  // more than there are: unchanged
-  CHECK(tree.size() == 3);
-  tree.truncate(0);
-  CHECK(tree.size() == 1);
-}
