@@ -1,11 +1,9 @@
 #include "bench_timing.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <cstdio>
 
-#include "model/llama_model.h"
+#include "decode/forward_cost.h"
 
 namespace specd::cli {
 
@@ -18,30 +16,15 @@ double median(std::vector<double> values) {
 
 std::vector<double> time_forward(const LlamaModel& model, int64_t prefix, int64_t n, int repeats,
                                  const std::function<void()>& on_repeat) {
-  at::InferenceMode guard;
-  KvCache cache = model.new_cache(prefix + n);
-  ForwardRequest fill;
-  for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back((i * 7919) % model.config().vocab_size);
-  fill.logits = LogitsWanted::None;
-  model.forward(cache, fill);
-
-  ForwardRequest step;
-  for (int64_t i = 0; i < n; ++i) step.tokens.push_back((i * 104729 + 17) % model.config().vocab_size);
-  auto run_once = [&] {
-    auto start = std::chrono::steady_clock::now();
-    auto logits = model.forward(cache, step).logits.to(at::kCPU);  // to CPU: waits for the device
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    cache.truncate(prefix);
-    return ms;
-  };
-  run_once();
+  ForwardTimer timer(model, prefix, n);
+  timer.time_ms(n);  // warm-up
   // Each sample is the mean over enough forwards to fill ~50 ms, so timer noise does not dominate.
-  double first = run_once();
+  double first = timer.time_ms(n);
   int inner = std::max(1, static_cast<int>(50.0 / std::max(first, 1e-3)));
   std::vector<double> samples;
   for (int r = 0; r < repeats; ++r) {
     double total = 0;
-    for (int i = 0; i < inner; ++i) total += run_once();
+    for (int i = 0; i < inner; ++i) total += timer.time_ms(n);
     samples.push_back(total / inner);
     on_repeat();
   }

@@ -9,6 +9,28 @@
 
 namespace specd {
 
+ForwardTimer::ForwardTimer(const LlamaModel& model, int64_t prefix, int64_t max_tokens)
+    : model_(model), prefix_(prefix) {
+  at::InferenceMode guard;
+  cache_ = model.new_cache(prefix + max_tokens);
+  if (prefix == 0) return;
+  ForwardRequest fill;
+  for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back(static_cast<int32_t>((i * 7919) % model.config().vocab_size));
+  fill.logits = LogitsWanted::None;
+  model.forward(cache_, fill);
+}
+
+double ForwardTimer::time_ms(int64_t n) {
+  at::InferenceMode guard;
+  ForwardRequest step;
+  for (int64_t i = 0; i < n; ++i) step.tokens.push_back(static_cast<int32_t>((i * 104729 + 17) % model_.config().vocab_size));
+  const auto start = std::chrono::steady_clock::now();
+  model_.forward(cache_, step).logits.to(at::kCPU);  // to the CPU: waits for a device
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  cache_.truncate(prefix_);
+  return ms;
+}
+
 CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_t prefix, int repeats) {
   std::vector<int32_t> sizes;
   for (int32_t n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})
@@ -20,25 +42,13 @@ CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_
   }
   prefix = std::max<int64_t>(prefix, 0);
 
-  at::InferenceMode guard;
-  const int64_t vocab = model.config().vocab_size;
-  KvCache cache = model.new_cache(prefix + sizes.back());
-  if (prefix > 0) {
-    ForwardRequest fill;
-    for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back(static_cast<int32_t>((i * 7919) % vocab));
-    fill.logits = LogitsWanted::None;
-    model.forward(cache, fill);
-  }
+  ForwardTimer timer(model, prefix, sizes.back());
   std::vector<std::pair<int32_t, double>> points;
   for (int32_t n : sizes) {
-    ForwardRequest step;
-    for (int32_t i = 0; i < n; ++i) step.tokens.push_back(static_cast<int32_t>((i * 104729 + 17) % vocab));
     std::vector<double> ms;
     for (int r = 0; r <= repeats; ++r) {
-      auto start = std::chrono::steady_clock::now();
-      model.forward(cache, step).logits.to(at::kCPU);  // to the CPU: waits for a device
-      if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      cache.truncate(prefix);
+      const double took = timer.time_ms(n);
+      if (r > 0) ms.push_back(took);  // the first is a warm-up
     }
     std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
     points.emplace_back(n, std::max(ms[ms.size() / 2], 1e-6));
