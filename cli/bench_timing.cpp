@@ -14,19 +14,24 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-std::vector<double> time_forward(const LlamaModel& model, int64_t prefix, int64_t n, int repeats,
-                                 const std::function<void()>& on_repeat) {
-  ForwardTimer timer(model, prefix, n);
-  timer.time_ms(n);  // warm-up
+std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t prefix, const std::vector<int64_t>& sizes,
+                                               int repeats, const std::function<void()>& on_repeat) {
+  if (sizes.empty()) return {};
+  ForwardTimer timer(model, prefix, *std::max_element(sizes.begin(), sizes.end()));
   // Each sample is the mean over enough forwards to fill ~50 ms, so timer noise does not dominate.
-  double first = timer.time_ms(n);
-  int inner = std::max(1, static_cast<int>(50.0 / std::max(first, 1e-3)));
-  std::vector<double> samples;
+  std::vector<int> inner;
+  for (int64_t n : sizes) {
+    timer.time_ms(n);  // warm-up
+    inner.push_back(std::max(1, static_cast<int>(50.0 / std::max(timer.time_ms(n), 1e-3))));
+  }
+  std::vector<std::vector<double>> samples(sizes.size());
   for (int r = 0; r < repeats; ++r) {
-    double total = 0;
-    for (int i = 0; i < inner; ++i) total += timer.time_ms(n);
-    samples.push_back(total / inner);
-    on_repeat();
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      double total = 0;
+      for (int i = 0; i < inner[s]; ++i) total += timer.time_ms(sizes[s]);
+      samples[s].push_back(total / inner[s]);
+      on_repeat();
+    }
   }
   return samples;
 }

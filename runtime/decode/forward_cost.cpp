@@ -43,15 +43,18 @@ CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_
   prefix = std::max<int64_t>(prefix, 0);
 
   ForwardTimer timer(model, prefix, sizes.back());
-  std::vector<std::pair<int32_t, double>> points;
-  for (int32_t n : sizes) {
-    std::vector<double> ms;
-    for (int r = 0; r <= repeats; ++r) {
-      const double took = timer.time_ms(n);
-      if (r > 0) ms.push_back(took);  // the first is a warm-up
+  // The sizes take turns, so a busy spell of the machine hits them alike (the budget uses their
+  // ratios); the first round is a warm-up.
+  std::vector<std::vector<double>> ms(sizes.size());
+  for (int r = 0; r <= repeats; ++r)
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      const double took = timer.time_ms(sizes[s]);
+      if (r > 0) ms[s].push_back(took);
     }
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    points.emplace_back(n, std::max(ms[ms.size() / 2], 1e-6));
+  std::vector<std::pair<int32_t, double>> points;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    std::nth_element(ms[s].begin(), ms[s].begin() + ms[s].size() / 2, ms[s].end());
+    points.emplace_back(sizes[s], std::max(ms[s][ms[s].size() / 2], 1e-6));
   }
   // Noise can make a larger forward look cheaper; the budget assumes a non-decreasing curve.
   for (size_t i = 1; i < points.size(); ++i) points[i].second = std::max(points[i].second, points[i - 1].second);

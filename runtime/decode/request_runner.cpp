@@ -30,11 +30,13 @@ RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer
       GenerateOutput out = generate_autoregressive(target, prompt, options);
       produced = out.tokens;
       run.wall_ms += out.stats.prefill_ms + out.stats.decode_ms;
+      run.prefill_ms += out.stats.prefill_ms;
       run.steps += static_cast<int64_t>(out.tokens.size());
     } else {
       SpeculativeOutput out = decode_with(target, policy, prompt, options);
       produced = out.tokens;
       run.wall_ms += out.stats.prefill_ms + out.stats.decode_ms;
+      run.prefill_ms += out.stats.prefill_ms;
       run.steps += static_cast<int64_t>(out.steps.size()) + 1;  // + the prefill's token
       for (const StepTrace& step : out.steps) {
         run.drafted += step.draft_size;

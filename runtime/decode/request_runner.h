@@ -18,6 +18,7 @@ struct RequestRun {
   std::vector<int32_t> tokens;   // new tokens of every turn, in order
   int64_t prompt_tokens = 0;     // of the first turn
   double wall_ms = 0;            // prefill + decode, all turns
+  double prefill_ms = 0;         // the prefill part of wall_ms (the same work for every method)
   int64_t steps = 0;             // AR: one per token
   int64_t drafted = 0;           // drafted tokens verified
   int64_t accepted = 0;          // drafted tokens accepted

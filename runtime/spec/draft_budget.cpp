@@ -35,7 +35,10 @@ DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
   if (!(options_.decay > 0 && options_.decay <= 1)) throw std::invalid_argument("draft budget: decay in (0, 1]");
 }
 
-void DraftBudget::reset() { classes_.clear(); }
+void DraftBudget::reset() {
+  classes_.clear();
+  step_ = 0;
+}
 
 double DraftBudget::acceptance(int32_t cls) const {
   const double w = options_.prior_weight;
@@ -99,7 +102,12 @@ int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth, 
 }
 
 int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth) const {
-  return best_nodes(acceptance(cls), max_nodes, max_depth, draft_cost(cls));
+  const int32_t best = best_nodes(acceptance(cls), max_nodes, max_depth, draft_cost(cls));
+  if (best > 0 || options_.probe_interval <= 0 || max_nodes < 1 || max_depth < 1) return best;
+  if (draft_cost(cls) > options_.probe_max_draft_share * cost_ms(1)) return best;
+  const auto found = classes_.find(cls);
+  const bool idle = found == classes_.end() || step_ - found->second.last_drafted >= options_.probe_interval;
+  return idle ? 1 : 0;
 }
 
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
@@ -107,8 +115,10 @@ void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
     entry.second.accepted *= options_.decay;
     entry.second.rejected *= options_.decay;
   }
+  ++step_;
   if (drafted <= 0) return;
   Counts& counts = classes_[cls];
+  counts.last_drafted = step_;
   counts.accepted += accepted;
   if (accepted < drafted) counts.rejected += 1;  // the chain stopped at a rejection
 }

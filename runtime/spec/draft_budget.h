@@ -17,6 +17,13 @@
 //   with decayed counts and a prior; it drifts back to the prior while a class is not drafted, so
 //   a class that stopped paying is tried again later.
 //
+// - A cheap class (drafting a node costs under a tenth of a one-token step: retrieval) that the
+//   budget has kept off for probe_interval steps, or not seen yet in this request, drafts one
+//   node anyway: without it, one pessimistic estimate (a verify time taken while the machine was
+//   busy, a few unlucky rejections) would keep drafting off for good, since only drafting can
+//   correct it. A draft model is not probed: its first draft would also have to catch its cache
+//   up with the text, which can cost more than the whole request gains.
+//
 // A retrieval drafter knows its class (the match) before drafting and asks
 // (DraftRequest::nodes_for); for other drafters (one class) the engine limits class 0 before
 // proposing.
@@ -49,6 +56,8 @@ struct DraftBudgetOptions {
   double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
   double cost_relax = 0.02;       // per step, how far other sizes' t(n) drift back to the curve
   double draft_ms_per_node = 0;   // c before the run shows it: the drafter's cost per drafted node
+  int32_t probe_interval = 16;    // steps a cheap class may go undrafted before it drafts one node (0: never)
+  double probe_max_draft_share = 0.1;  // cheap: c below this share of t(1)
 };
 
 class DraftBudget {
@@ -85,8 +94,10 @@ class DraftBudget {
   std::map<int32_t, double> draft_ms_per_node_;  // learned c per class
   struct Counts {
     double accepted = 0, rejected = 0;  // decayed
+    int64_t last_drafted = 0;           // step_ when the class last drafted
   };
   std::map<int32_t, Counts> classes_;
+  int64_t step_ = 0;  // steps observed since reset()
   std::vector<double> observed_ms_;  // index n: running mean of verify times, 0 if none yet
 };
 

@@ -26,6 +26,7 @@ TEST_CASE("the budget maximises expected committed tokens per millisecond") {
     CHECK(budget.nodes_for(0, 10) == 10);
   }
   SECTION("verification as dear as decoding each token: never draft") {
+    options.probe_interval = 0;
     DraftBudget budget(CostCurve({{1, 1.0}, {64, 64.0}}), options);
     CHECK(budget.nodes_for(0, 10) == 0);
   }
@@ -98,6 +99,7 @@ TEST_CASE("the drafter's cost per node is learned per class, across requests") {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.8;
   options.draft_ms_per_node = 0.0;
+  options.probe_interval = 0;  // the probe's one node would hide the decision
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.1}, {4, 1.3}, {8, 1.7}}), options);
   CHECK(budget.nodes_for(0, 4) == 4);  // drafting looks free
   budget.observe_draft_cost(0, 4, 8.0);  // ...until class 0 (a draft-model fallback) costs 2 ms a node
@@ -116,4 +118,36 @@ TEST_CASE("a verify size not seen lately drifts back to the measured curve") {
   CHECK(budget.cost_ms(2) == Approx(12.0));
   for (int i = 0; i < 300; ++i) budget.observe_cost(1, 1.0);
   CHECK(budget.cost_ms(2) == Approx(1.2).epsilon(0.05));
+}
+
+TEST_CASE("a class kept off drafts one node every probe_interval steps, so a pessimistic estimate can be corrected") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.6;
+  options.probe_interval = 4;
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.5}, {4, 3.0}}), options);
+  budget.observe_cost(2, 5.0);  // one 2-token verify on a busy machine: drafting looks dear
+  CHECK(budget.rate(1, 0.6) < budget.rate(0, 0.6));
+  CHECK(budget.nodes_for(0, 8) == 1);  // not drafted in this request yet: a probe
+  budget.observe(0, 1, 0);              // ...rejected
+  for (int i = 0; i < 4; ++i) {
+    CHECK(budget.nodes_for(0, 8) == 0);
+    budget.observe(0, 0, 0);
+  }
+  CHECK(budget.nodes_for(0, 8) == 1);  // probe_interval steps without drafting
+  CHECK(budget.nodes_for(0, 8, 0) == 0);  // ...unless nothing may be drafted
+  // The probes' verify times bring t(2) back: drafting pays again.
+  for (int i = 0; i < 40; ++i) budget.observe_cost(2, 1.5);
+  budget.observe(0, 1, 1);
+  CHECK(budget.nodes_for(0, 8) >= 1);
+}
+
+TEST_CASE("a class whose drafts are dear (a draft model) is not probed") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.6;
+  options.probe_interval = 4;
+  options.draft_ms_per_node = 0.5;  // half a one-token step per node
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.5}, {4, 3.0}}), options);
+  CHECK(budget.nodes_for(0, 8) == 0);
+  budget.observe_draft_cost(7, 1, 0.001);  // a retrieval class
+  CHECK(budget.nodes_for(7, 8) == 1);
 }

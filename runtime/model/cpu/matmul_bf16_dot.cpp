@@ -45,7 +45,11 @@ void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64
   const uint32_t* x = x_pairs + row * pairs;
   for (int64_t kp = 0; kp < pairs; ++kp) {
     __m512i wv[P];
-    SPECD_UNROLL for (int p = 0; p < P; ++p) wv[p] = _mm512_loadu_si512(w + p * panel_stride + kp * 32);
+    SPECD_UNROLL for (int p = 0; p < P; ++p) {
+      wv[p] = _mm512_loadu_si512(w + p * panel_stride + kp * 32);
+      // Pinned in a register: for some R (3) GCC otherwise reloads it for every row.
+      asm("" : "+v"(wv[p]));
+    }
     SPECD_UNROLL for (int r = 0; r < R; ++r) {
       const __m512bh xb = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[r * pairs + kp]));
       SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_dpbf16_ps(acc[r][p], xb, (__m512bh)wv[p]);
