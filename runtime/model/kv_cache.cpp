@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,19 +25,36 @@ void KvCache::advance(int64_t n) {
 void KvCache::truncate(int64_t new_length) {
   if (new_length < 0 || new_length > length_) throw std::logic_error("KvCache::truncate out of range");
   length_ = new_length;
+  if (tiles_) tiles_->rows = std::min(tiles_->rows, new_length);
+}
+
+float* KvCache::key_tiles(int64_t layer) {
+  if (!tiles_) tiles_ = std::make_shared<KeyTiles>();
+  if (tiles_->layers.empty())
+    for (const at::Tensor& k : keys_) {
+      const int64_t blocks = (capacity_ + 15) / 16;
+      tiles_->layers.push_back(at::zeros({k.size(0), blocks, k.size(2), 16}, k.options()));
+    }
+  return tiles_->layers.at(layer).data_ptr<float>();
+}
+
+void KvCache::set_key_tiles_rows(int64_t rows) {
+  if (!tiles_ || rows < 0 || rows > capacity_) throw std::logic_error("KvCache::set_key_tiles_rows out of range");
+  tiles_->rows = rows;
 }
 
 void KvCache::commit_path(int64_t base, const std::vector<int64_t>& path) {
   if (base < 0 || base > length_) throw std::logic_error("KvCache::commit_path: bad base");
   int64_t written = length_ - base;
   int64_t previous = -1;
-  bool identity = true;
+  int64_t first_moved = static_cast<int64_t>(path.size());  // rows before it stay where they are
   for (size_t i = 0; i < path.size(); ++i) {
     if (path[i] <= previous || path[i] >= written)
       throw std::logic_error("KvCache::commit_path: offsets must increase and lie in the written rows");
     previous = path[i];
-    identity = identity && path[i] == static_cast<int64_t>(i);
+    if (path[i] != static_cast<int64_t>(i)) first_moved = std::min(first_moved, static_cast<int64_t>(i));
   }
+  const bool identity = first_moved == static_cast<int64_t>(path.size());
   if (!identity) {
     // Rows move only toward the front (path[i] >= i), so one gather per layer is safe.
     std::vector<int64_t> rows(path.begin(), path.end());
@@ -49,6 +67,7 @@ void KvCache::commit_path(int64_t base, const std::vector<int64_t>& path) {
     }
   }
   length_ = base + static_cast<int64_t>(path.size());
+  if (tiles_) tiles_->rows = std::min(tiles_->rows, base + first_moved);  // moved rows are copied again
 }
 
 }  // namespace specd

@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace specd {
@@ -29,7 +30,21 @@ class KvCache {
   // `base`), moved to base, base + 1, ...; everything after them is dropped.
   void commit_path(int64_t base, const std::vector<int64_t>& path);
 
+  // A second copy of the keys for the CPU attention kernel (cpu/attention.h): layer `layer`'s
+  // keys in blocks of 16 rows, each block stored dimension-major ([kv_heads, blocks, head_dim,
+  // 16] floats), so that one vector load holds one dimension of 16 keys. Allocated on first use.
+  // Rows [0, key_tiles_rows()) agree with keys(); truncate and commit_path lower that mark, and
+  // the forward that writes rows brings the copy up to date.
+  float* key_tiles(int64_t layer);
+  int64_t key_tiles_rows() const { return tiles_ ? tiles_->rows : 0; }
+  void set_key_tiles_rows(int64_t rows);
+
  private:
+  struct KeyTiles {
+    std::vector<at::Tensor> layers;
+    int64_t rows = 0;
+  };
+  std::shared_ptr<KeyTiles> tiles_;  // shared by copies, as the key tensors are
   std::vector<at::Tensor> keys_, values_;
   int64_t capacity_ = 0;
   int64_t length_ = 0;

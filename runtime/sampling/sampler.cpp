@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "util/error.h"
+#include "util/vector_math.h"
 
 namespace specd {
 
@@ -15,9 +16,7 @@ void validate(const SamplingParams& params) {
   if (!(params.top_p > 0.0 && params.top_p <= 1.0)) input_error("--top-p", "must be in (0, 1]");
 }
 
-int32_t argmax(const float* logits, int64_t vocab) {
-  return static_cast<int32_t>(std::max_element(logits, logits + vocab) - logits);
-}
+int32_t argmax(const float* logits, int64_t vocab) { return static_cast<int32_t>(cpu::first_max_index(logits, vocab)); }
 
 std::vector<double> shaped_distribution(const float* logits, int64_t vocab, const SamplingParams& params) {
   std::vector<double> scaled(static_cast<size_t>(vocab));

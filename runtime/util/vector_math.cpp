@@ -81,6 +81,21 @@ float max_value(const float* v, int64_t n) {
   return best;
 }
 
+int64_t first_max_index(const float* v, int64_t n) {
+  const float best = max_value(v, n);
+  int64_t i = 0;
+#ifdef SPECD_HAVE_AVX2
+  const __m256 target = _mm256_set1_ps(best);
+  for (; i + 8 <= n; i += 8) {
+    const int hits = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(v + i), target, _CMP_EQ_OQ));
+    if (hits) return i + __builtin_ctz(static_cast<unsigned>(hits));
+  }
+#endif
+  for (; i < n; ++i)
+    if (v[i] == best) return i;
+  return std::max_element(v, v + n) - v;  // NaNs: keep std::max_element's answer
+}
+
 float exp_shifted_sum(float* v, int64_t n, float shift) {
   int64_t i = 0;
   float sum = 0.0f;

@@ -159,8 +159,9 @@ TEST_CASE("truncate drops rows so that a re-run gives the same logits", "[model]
 TEST_CASE("the CPU kernels compute what the device-generic ATen forward computes", "[model][oracle]") {
   auto cfg = test::tiny_config("qwen2");
   cfg.num_key_value_heads = 1;  // multi-query attention: every head shares one key/value head
-  // Head sizes for each attention path: 8-wide blocks only, 32-wide blocks plus a tail, 32-wide.
-  cfg.head_dim = GENERATE(16, 40, 64);
+  // Head sizes for each attention path: the batched kernel (16, 32, 64 with AVX-512), and the
+  // one-query kernel's 8-wide blocks with a 32-wide part and a tail (40).
+  cfg.head_dim = GENERATE(16, 32, 40, 64);
   auto dtype = GENERATE(DType::F32, DType::BF16, DType::F16);
   auto threads = GENERATE(1, 2);
   CAPTURE(cfg.head_dim, dtype_name(dtype), threads);

@@ -3,8 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "util/vector_math.h"
+
+#if defined(__AVX512F__)
+#define SPECD_HAVE_AVX512 1
+#endif
 
 
 namespace specd::cpu {
@@ -93,5 +98,174 @@ void attend_head(const AttentionKeys& kv, const float* q, float scale, float* sc
   weighted_sum(kv, scores, out);
   for (int64_t i = 0; i < hd; ++i) out[i] *= inv_sum;
 }
+
+void write_key_tiles(const float* keys, int64_t head_dim, int64_t first, int64_t last, float* tiles) {
+  for (int64_t r = first; r < last; ++r) {
+    float* column = tiles + (r / 16) * head_dim * 16 + r % 16;
+    const float* k = keys + r * head_dim;
+    for (int64_t d = 0; d < head_dim; ++d) column[d * 16] = k[d];
+  }
+}
+
+int64_t batch_attention_scratch(int count, int64_t rows, int64_t head_dim) { return count * (rows + 16 + head_dim); }
+
+#ifdef SPECD_HAVE_AVX512
+
+bool batch_attention_supported(int64_t head_dim) {
+  return head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128;
+}
+
+namespace {
+
+// Scores of Q queries (scaled, qs[q * head_dim + d]) against T consecutive tiles from `block`:
+// per dimension, T tile loads serve Q broadcasts, and the Q x T accumulators are independent
+// chains (Q x T >= 6 keeps the FMA pipes busy).
+template <int Q, int T>
+void score_tiles(const float* tiles, int64_t head_dim, const float* qs, int64_t block, float* scores, int64_t stride) {
+  __m512 acc[Q][T];
+  SPECD_UNROLL for (int q = 0; q < Q; ++q)
+    SPECD_UNROLL for (int t = 0; t < T; ++t) acc[q][t] = _mm512_setzero_ps();
+  const float* tile = tiles + block * head_dim * 16;
+  for (int64_t d = 0; d < head_dim; ++d) {
+    __m512 k[T];
+    SPECD_UNROLL for (int t = 0; t < T; ++t) k[t] = _mm512_loadu_ps(tile + (t * head_dim + d) * 16);
+    SPECD_UNROLL for (int q = 0; q < Q; ++q) {
+      const __m512 x = _mm512_set1_ps(qs[q * head_dim + d]);
+      SPECD_UNROLL for (int t = 0; t < T; ++t) acc[q][t] = _mm512_fmadd_ps(x, k[t], acc[q][t]);
+    }
+  }
+  SPECD_UNROLL for (int q = 0; q < Q; ++q)
+    SPECD_UNROLL for (int t = 0; t < T; ++t) _mm512_storeu_ps(scores + q * stride + (block + t) * 16, acc[q][t]);
+}
+
+template <int Q>
+void score_all_tiles(const float* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores, int64_t stride) {
+  constexpr int T = Q == 1 ? 8 : Q == 2 ? 4 : Q <= 4 ? 2 : 1;
+  int64_t b = 0;
+  for (; b + T <= blocks; b += T) score_tiles<Q, T>(tiles, head_dim, qs, b, scores, stride);
+  for (; b < blocks; ++b) score_tiles<Q, 1>(tiles, head_dim, qs, b, scores, stride);
+}
+
+void score_tiles_for(int queries, const float* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores,
+                     int64_t stride) {
+  switch (queries) {
+    case 1: return score_all_tiles<1>(tiles, head_dim, qs, blocks, scores, stride);
+    case 2: return score_all_tiles<2>(tiles, head_dim, qs, blocks, scores, stride);
+    case 3: return score_all_tiles<3>(tiles, head_dim, qs, blocks, scores, stride);
+    case 4: return score_all_tiles<4>(tiles, head_dim, qs, blocks, scores, stride);
+    case 5: return score_all_tiles<5>(tiles, head_dim, qs, blocks, scores, stride);
+    case 6: return score_all_tiles<6>(tiles, head_dim, qs, blocks, scores, stride);
+    case 7: return score_all_tiles<7>(tiles, head_dim, qs, blocks, scores, stride);
+    case 8: return score_all_tiles<8>(tiles, head_dim, qs, blocks, scores, stride);
+  }
+  throw std::logic_error("score_tiles_for: 1 to 8 queries");
+}
+
+// out[q] = sum_c w[q * stride + c] V[c] over rows [0, rows), D vectors of 16 per row: each value
+// row is loaded once for the Q queries.
+template <int Q, int D>
+void weigh_values(const float* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
+  __m512 acc[Q][D];
+  SPECD_UNROLL for (int q = 0; q < Q; ++q)
+    SPECD_UNROLL for (int j = 0; j < D; ++j) acc[q][j] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < rows; ++c) {
+    __m512 v[D];
+    SPECD_UNROLL for (int j = 0; j < D; ++j) v[j] = _mm512_loadu_ps(values + (c * D + j) * 16);
+    SPECD_UNROLL for (int q = 0; q < Q; ++q) {
+      const __m512 x = _mm512_set1_ps(w[q * stride + c]);
+      SPECD_UNROLL for (int j = 0; j < D; ++j) acc[q][j] = _mm512_fmadd_ps(x, v[j], acc[q][j]);
+    }
+  }
+  SPECD_UNROLL for (int q = 0; q < Q; ++q)
+    SPECD_UNROLL for (int j = 0; j < D; ++j) _mm512_storeu_ps(out[q] + j * 16, acc[q][j]);
+}
+
+// Queries per pass of weigh_values: Q x D accumulators within 16 of the 32 registers.
+template <int D>
+constexpr int values_pass() { return D <= 2 ? 8 : 16 / D; }
+
+template <int D>
+void weigh_values_for(int queries, const float* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
+  for (int first = 0; first < queries; first += values_pass<D>()) {
+    const int count = std::min(values_pass<D>(), queries - first);
+    const float* wq = w + first * stride;
+    float* const* oq = out + first;
+    switch (count) {
+      case 1: weigh_values<1, D>(values, rows, wq, stride, oq); break;
+      case 2: weigh_values<2, D>(values, rows, wq, stride, oq); break;
+      case 3: if constexpr (values_pass<D>() >= 3) weigh_values<3, D>(values, rows, wq, stride, oq); break;
+      case 4: if constexpr (values_pass<D>() >= 4) weigh_values<4, D>(values, rows, wq, stride, oq); break;
+      case 5: if constexpr (values_pass<D>() >= 5) weigh_values<5, D>(values, rows, wq, stride, oq); break;
+      case 6: if constexpr (values_pass<D>() >= 6) weigh_values<6, D>(values, rows, wq, stride, oq); break;
+      case 7: if constexpr (values_pass<D>() >= 7) weigh_values<7, D>(values, rows, wq, stride, oq); break;
+      case 8: if constexpr (values_pass<D>() >= 8) weigh_values<8, D>(values, rows, wq, stride, oq); break;
+    }
+  }
+}
+
+float dot16(const float* a, const float* b, int64_t n) {
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc);
+  return _mm512_reduce_add_ps(acc);
+}
+
+void add_scaled16(float w, const float* x, float* y, int64_t n) {
+  const __m512 s = _mm512_set1_ps(w);
+  for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(y + i, _mm512_fmadd_ps(s, _mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+}
+
+// Query q's own row number j: the rest of its prefix, then its extra rows.
+int64_t own_row(const AttentionKeys& own, int64_t shared, int64_t j) {
+  const int64_t tail = own.prefix - shared;
+  return j < tail ? shared + j : own.extra[j - tail];
+}
+
+}  // namespace
+
+void attend_batch(const QueryBatch& b, float scale, float* scratch) {
+  const int64_t hd = b.head_dim, shared = b.shared, blocks = (shared + 15) / 16;
+  int64_t rows = 0;
+  for (int q = 0; q < b.count; ++q) rows = std::max(rows, b.own[q].prefix + b.own[q].extra_count);
+  const int64_t stride = rows + 16;  // a query's scores: [0, shared) from tiles, then its own rows
+  float* scores = scratch;
+  float* qs = scratch + b.count * stride;
+  for (int q = 0; q < b.count; ++q)
+    for (int64_t d = 0; d < hd; ++d) qs[q * hd + d] = b.q[q][d] * scale;
+
+  for (int first = 0; first < b.count; first += 8)
+    score_tiles_for(std::min(8, b.count - first), b.tiles, hd, qs + first * hd, blocks, scores + first * stride, stride);
+  float inv_sum[kMaxBatchQueries];
+  for (int q = 0; q < b.count; ++q) {
+    const AttentionKeys& own = b.own[q];
+    float* s = scores + q * stride;
+    const int64_t own_rows = own.prefix - shared + own.extra_count;
+    for (int64_t j = 0; j < own_rows; ++j) s[shared + j] = dot16(qs + q * hd, b.keys + own_row(own, shared, j) * hd, hd);
+    const int64_t count = shared + own_rows;
+    inv_sum[q] = 1.0f / exp_shifted_sum(s, count, max_value(s, count));
+  }
+
+  switch (hd / 16) {
+    case 1: weigh_values_for<1>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 2: weigh_values_for<2>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 4: weigh_values_for<4>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 8: weigh_values_for<8>(b.count, b.values, shared, scores, stride, b.out); break;
+    default: throw std::logic_error("attend_batch: unsupported head size");
+  }
+  for (int q = 0; q < b.count; ++q) {
+    const AttentionKeys& own = b.own[q];
+    const float* s = scores + q * stride;
+    const int64_t own_rows = own.prefix - shared + own.extra_count;
+    for (int64_t j = 0; j < own_rows; ++j) add_scaled16(s[shared + j], b.values + own_row(own, shared, j) * hd, b.out[q], hd);
+    for (int64_t d = 0; d < hd; ++d) b.out[q][d] *= inv_sum[q];
+  }
+}
+
+#else
+
+bool batch_attention_supported(int64_t) { return false; }
+
+void attend_batch(const QueryBatch&, float, float*) { throw std::logic_error("this build has no batched attention kernel"); }
+
+#endif
 
 }  // namespace specd::cpu

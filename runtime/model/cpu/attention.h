@@ -19,4 +19,35 @@ struct AttentionKeys {
 // prefix + extra_count floats.
 void attend_head(const AttentionKeys& kv, const float* q, float scale, float* scores, float* out);
 
+// Several queries of one KV head at once (the heads that share it, for a few tokens), so that each
+// key and value row is loaded once for all of them instead of once per query: on a CPU, attention
+// over a long context is otherwise the part of a forward that grows fastest with the number of
+// tokens verified. Rows [0, shared) are seen by every query; their scores come from key tiles
+// (KvCache::key_tiles: blocks of 16 rows, dimension-major, so one vector holds one dimension of
+// 16 keys and a broadcast query element multiplies all 16). Each query's further rows (the rest of
+// its prefix, then its extra rows) use the row-major keys.
+struct QueryBatch {
+  const float* tiles;     // this KV head's key tiles, valid for rows [0, shared)
+  const float* keys;      // [rows, head_dim] of this KV head
+  const float* values;    // [rows, head_dim]
+  int64_t head_dim;
+  int64_t shared;
+  int count;              // queries, at most kMaxBatchQueries
+  const float* q[16];     // each head_dim floats
+  AttentionKeys own[16];  // each query's rows: prefix (>= shared), extra rows; keys/values unused
+  float* out[16];         // each head_dim floats
+};
+constexpr int kMaxBatchQueries = 16;
+
+// True when this build has the batched kernel for this head size (AVX-512; head_dim 16, 32, 64 or
+// 128). Otherwise use attend_head per query.
+bool batch_attention_supported(int64_t head_dim);
+// Scratch: at least batch_attention_scratch(count, rows) floats, rows = the largest row count a
+// query sees.
+int64_t batch_attention_scratch(int count, int64_t rows, int64_t head_dim);
+void attend_batch(const QueryBatch& batch, float scale, float* scratch);
+
+// Copies rows [first, last) of one KV head's keys ([rows, head_dim]) into its tiles.
+void write_key_tiles(const float* keys, int64_t head_dim, int64_t first, int64_t last, float* tiles);
+
 }  // namespace specd::cpu

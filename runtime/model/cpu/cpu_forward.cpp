@@ -3,6 +3,7 @@
 // its time, and without BLAS, which is weak for the 1-64 rows that decoding multiplies.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -125,6 +126,45 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
   });
 }
 
+// The same, with the queries that share a KV head batched (cpu::attend_batch): a unit is one KV
+// head's query heads for a block of consecutive tokens, whose common prefix comes from the key
+// tiles.
+void attend_batched(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const float* tiles,
+                    const SeenRows& seen, float* out, std::vector<float>& scratch, int threads) {
+  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
+  const int64_t heads_per_unit = std::min<int64_t>(group, cpu::kMaxBatchQueries);
+  const int64_t head_chunks = (group + heads_per_unit - 1) / heads_per_unit;
+  const int64_t tokens_per_unit = std::max<int64_t>(1, cpu::kMaxBatchQueries / heads_per_unit);
+  const int64_t token_blocks = (s.n + tokens_per_unit - 1) / tokens_per_unit;
+  const int64_t per_thread = cpu::batch_attention_scratch(cpu::kMaxBatchQueries, total, s.head_dim);
+  scratch.resize(static_cast<size_t>(threads * per_thread));
+  cpu::parallel_for(threads, s.kv_heads * head_chunks * token_blocks, [&](int64_t first, int64_t last, int thread) {
+    for (int64_t unit = first; unit < last; ++unit) {
+      const int64_t g = unit / (head_chunks * token_blocks), chunk = unit / token_blocks % head_chunks;
+      const int64_t i0 = unit % token_blocks * tokens_per_unit, i1 = std::min(s.n, i0 + tokens_per_unit);
+      const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
+      const int64_t kv_offset = g * s.capacity * s.head_dim;
+      cpu::QueryBatch batch;
+      batch.tiles = tiles + g * ((s.capacity + 15) / 16) * s.head_dim * 16;
+      batch.keys = keys + kv_offset;
+      batch.values = values + kv_offset;
+      batch.head_dim = s.head_dim;
+      batch.shared = seen.prefix[i0];
+      for (int64_t i = i0; i < i1; ++i) batch.shared = std::min(batch.shared, seen.prefix[i]);
+      batch.count = 0;
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t h = h0; h < h1; ++h) {
+          const int q = batch.count++;
+          batch.q[q] = qkv + i * s.qkv_width + h * s.head_dim;
+          batch.own[q] = cpu::AttentionKeys{nullptr, nullptr, s.head_dim, seen.prefix[i], seen.rows.data() + seen.offsets[i],
+                                            seen.offsets[i + 1] - seen.offsets[i]};
+          batch.out[q] = out + i * s.heads * s.head_dim + h * s.head_dim;
+        }
+      cpu::attend_batch(batch, s.scale, scratch.data() + thread * per_thread);
+    }
+  });
+}
+
 at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
   return at::from_blob(const_cast<float*>(x.data()), {rows, width}, at::TensorOptions().dtype(at::kFloat)).clone();
 }
@@ -171,6 +211,8 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
                              1.0f / std::sqrt(static_cast<float>(head_dim))};
   collect_seen_rows(shape, plan.visible.data(), ws.seen);
+  const bool batched = cpu::batch_attention_supported(head_dim);
+  const int64_t tiles_from = std::min(cache.key_tiles_rows(), past);  // rows whose tiles are stale
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
@@ -188,7 +230,15 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
         std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
       }
     }
-    attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
+    if (batched) {
+      float* tiles = cache.key_tiles(l);
+      for (int64_t g = 0; g < kv_heads; ++g)
+        cpu::write_key_tiles(keys + g * cache.capacity() * head_dim, head_dim, tiles_from, past + n,
+                             tiles + g * ((cache.capacity() + 15) / 16) * head_dim * 16);
+      attend_batched(shape, ws.qkv.data(), keys, values, tiles, ws.seen, ws.attended.data(), ws.scores, threads);
+    } else {
+      attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
+    }
     project(weights, ws.attended.data(), n, w.o, hidden, heads * head_dim, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
@@ -200,6 +250,8 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     project(weights, ws.act.data(), n, w.down, hidden, inter, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
+
+  if (batched) cache.set_key_tiles_rows(past + n);
 
   if (request.logits != LogitsWanted::None) {
     const int64_t first = request.logits == LogitsWanted::All ? 0 : n - 1;
