@@ -40,17 +40,18 @@ void DraftBudget::reset() {
   step_ = 0;
 }
 
-double DraftBudget::acceptance(int32_t cls) const {
-  const double w = options_.prior_weight;
+Acceptance DraftBudget::acceptance(int32_t cls) const {
+  const double w = options_.prior_weight, prior = options_.prior_acceptance;
   const auto found = classes_.find(cls);
   const Counts counts = found == classes_.end() ? Counts{} : found->second;
-  return (counts.accepted + w * options_.prior_acceptance) / (counts.accepted + counts.rejected + w);
+  return Acceptance{(counts.first_accepted + w * prior) / (counts.first_tried + w),
+                    (counts.next_accepted + w * prior) / (counts.next_tried + w)};
 }
 
-double DraftBudget::rate(int32_t k, double a, int32_t max_depth, double draft_ms_per_node) const {
+double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
   if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
-  double expected = 1, term = 1;
-  for (int32_t i = 1; i <= std::min(k, max_depth); ++i) expected += (term *= a);
+  double expected = 1, reach = a.first;  // reach: the chance that level i is accepted
+  for (int32_t i = 1; i <= std::min(k, max_depth); ++i, reach *= a.next) expected += reach;
   return expected / (cost_ms(k + 1) + k * draft_ms_per_node);
 }
 
@@ -88,7 +89,7 @@ double DraftBudget::cost_ms(int32_t n) const {
   return cost_.at(n) * scale;
 }
 
-int32_t DraftBudget::best_nodes(double a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const {
+int32_t DraftBudget::best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const {
   int32_t best = 0;
   double best_rate = rate(0, a, max_depth, draft_ms_per_node);
   for (int32_t k = 1; k <= max_nodes; ++k) {
@@ -112,15 +113,18 @@ int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth
 
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
   for (auto& entry : classes_) {
-    entry.second.accepted *= options_.decay;
-    entry.second.rejected *= options_.decay;
+    Counts& c = entry.second;
+    for (double* count : {&c.first_accepted, &c.first_tried, &c.next_accepted, &c.next_tried}) *count *= options_.decay;
   }
   ++step_;
   if (drafted <= 0) return;
   Counts& counts = classes_[cls];
   counts.last_drafted = step_;
-  counts.accepted += accepted;
-  if (accepted < drafted) counts.rejected += 1;  // the chain stopped at a rejection
+  counts.first_tried += 1;
+  counts.first_accepted += accepted > 0 ? 1 : 0;
+  // Levels 2..drafted were tried while their parent was accepted: up to the first rejection.
+  counts.next_tried += std::max(0, std::min(drafted, accepted + 1) - 1);
+  counts.next_accepted += std::max(0, accepted - 1);
 }
 
 }  // namespace specd

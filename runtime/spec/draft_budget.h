@@ -3,19 +3,23 @@
 // one-token forwards (the demo target inside a decoding loop: n=2 ~1.3x, n=9 ~4x), so a draft
 // pays only when enough of it is accepted. Each step, DraftBudget picks the number of drafted
 // nodes k that maximises expected committed tokens per millisecond,
-//     (1 + sum_{i=1..min(k, depth)} a^i) / (t(k + 1) + k * c),
-// where t(n) is the target's cost of verifying n tokens, c the drafter's cost per drafted node and
-// a the per-token acceptance rate. k = 0 is a plain AR step.
+//     (1 + a1 * (1 + a2 + ... + a2^(min(k, depth) - 1))) / (t(k + 1) + k * c),
+// where t(n) is the target's cost of verifying n tokens, c the drafter's cost per drafted node,
+// a1 the chance that a draft's first token is accepted and a2 the chance that a later one is,
+// given the one before it was. k = 0 is a plain AR step. Two rates, because acceptance comes in
+// runs: a copied span is either wrong at once or right for a while (PLD on this pair: a1 ~0.4,
+// while 3-token drafts keep ~70% of their tokens), and one geometric rate would cut the drafts
+// that pay most.
 //
 // - t(n) starts as the curve measured at load, then follows the run's own verify times (a
 //   running mean per n; sizes not verified yet, or not lately, are the measured curve scaled by
 //   the observed one-token cost), so it tracks the context length and the machine's load.
 // - c starts at the option's value (a draft model's measured step, 0 for retrieval) and is
 //   learned per proposal class from the run's drafting times.
-// - a is learned per request and per proposal class (Drafter::proposal_class: PLD's matched
-//   n-gram length, SAM's match length or its fallback), as accepted / (accepted + rejections)
-//   with decayed counts and a prior; it drifts back to the prior while a class is not drafted, so
-//   a class that stopped paying is tried again later.
+// - a1 and a2 are learned per request and per proposal class (Drafter::proposal_class: PLD's
+//   matched n-gram length, SAM's match length or its fallback), as accepted / tried with decayed
+//   counts and a prior; they drift back to the prior while a class is not drafted, so a class
+//   that stopped paying is tried again later.
 //
 // - A cheap class (drafting a node costs under a tenth of a one-token step: retrieval) that the
 //   budget has kept off for probe_interval steps, or not seen yet in this request, drafts one
@@ -49,8 +53,13 @@ class CostCurve {
   std::vector<std::pair<int32_t, double>> points_;
 };
 
+// a1: the first drafted token is accepted; a2: a later one is, given its parent was.
+struct Acceptance {
+  double first = 0, next = 0;
+};
+
 struct DraftBudgetOptions {
-  double prior_acceptance = 0.6;  // a before any evidence
+  double prior_acceptance = 0.6;  // a1 and a2 before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
   double decay = 0.95;            // evidence kept per step (an effective window of ~20 steps)
   double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
@@ -82,18 +91,19 @@ class DraftBudget {
   void observe(int32_t cls, int32_t drafted, int32_t accepted);
   void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
 
-  double acceptance(int32_t cls = 0) const;  // the current estimate of a for a class
-  // Expected committed tokens per millisecond with k drafted nodes at acceptance a.
-  double rate(int32_t k, double a, int32_t max_depth = INT32_MAX, double draft_ms_per_node = -1) const;
+  Acceptance acceptance(int32_t cls = 0) const;  // the current estimates for a class
+  // Expected committed tokens per millisecond with k drafted nodes.
+  double rate(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX, double draft_ms_per_node = -1) const;
+  double rate(int32_t k, double a) const { return rate(k, Acceptance{a, a}); }
   const CostCurve& cost() const { return cost_; }
 
  private:
   CostCurve cost_;
   DraftBudgetOptions options_;
-  int32_t best_nodes(double a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const;
+  int32_t best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const;
   std::map<int32_t, double> draft_ms_per_node_;  // learned c per class
   struct Counts {
-    double accepted = 0, rejected = 0;  // decayed
+    double first_accepted = 0, first_tried = 0, next_accepted = 0, next_tried = 0;  // decayed
     int64_t last_drafted = 0;           // step_ when the class last drafted
   };
   std::map<int32_t, Counts> classes_;

@@ -48,25 +48,25 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
   DraftBudgetOptions options;
   options.prior_acceptance = 0.6;
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.4}, {4, 2.2}, {8, 4.0}}), options);
-  CHECK(budget.acceptance() == Approx(0.6));
+  CHECK(budget.acceptance().first == Approx(0.6));
   const int32_t initial = budget.nodes_for(0, 8);
   CHECK(initial >= 1);
 
   for (int i = 0; i < 30; ++i) budget.observe(4, 0);  // every draft rejected at once
-  CHECK(budget.acceptance() < 0.1);
+  CHECK(budget.acceptance().first < 0.1);
   CHECK(budget.nodes_for(0, 8) == 0);
   CHECK(budget.nodes_for(1, 8) == initial);  // another class is still at the prior
 
   for (int i = 0; i < 200; ++i) budget.observe(0, 0);  // AR steps: the evidence fades
-  CHECK(budget.acceptance() == Approx(0.6).margin(0.01));
+  CHECK(budget.acceptance().first == Approx(0.6).margin(0.01));
   CHECK(budget.nodes_for(0, 8) == initial);
 
   for (int i = 0; i < 30; ++i) budget.observe(8, 8);  // every draft accepted whole
-  CHECK(budget.acceptance() > 0.95);
+  CHECK(budget.acceptance().first > 0.95);
   CHECK(budget.nodes_for(0, 8) == 8);
 
   budget.reset();
-  CHECK(budget.acceptance() == Approx(0.6));
+  CHECK(budget.acceptance().first == Approx(0.6));
 }
 
 TEST_CASE("each proposal class has its own acceptance; the drafter's limit is the best class's") {
@@ -79,7 +79,7 @@ TEST_CASE("each proposal class has its own acceptance; the drafter's limit is th
   }
   CHECK(budget.nodes_for(1, 8) == 0);
   CHECK(budget.nodes_for(3, 8) == 8);
-  CHECK(budget.acceptance(2) == Approx(0.6));  // unseen: the prior
+  CHECK(budget.acceptance(2).first == Approx(0.6));  // unseen: the prior
 }
 
 TEST_CASE("verify costs are learned from the steps; unseen sizes follow the observed one-token cost") {
@@ -150,4 +150,26 @@ TEST_CASE("a class whose drafts are dear (a draft model) is not probed") {
   CHECK(budget.nodes_for(0, 8) == 0);
   budget.observe_draft_cost(7, 1, 0.001);  // a retrieval class
   CHECK(budget.nodes_for(7, 8) == 1);
+}
+
+TEST_CASE("acceptance in runs: a draft wrong at once or right for long is drafted long") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.5;
+  // A 2-token verify costs 1.35 one-token steps; each further token 0.2 more.
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.35}, {8, 2.55}}), options);
+  for (int i = 0; i < 40; ++i) {
+    budget.observe(0, 6, i % 5 < 3 ? 0 : 6);  // 3 of 5 drafts rejected at once, the others kept whole
+    budget.observe(1, 6, 3);                  // class 1: every draft kept for 3 tokens, then cut
+  }
+  const Acceptance runs = budget.acceptance(0);
+  CHECK(runs.first == Approx(0.4).margin(0.1));  // recent steps weigh more
+  CHECK(runs.next > 0.9);
+  // One geometric rate (0.4 per token) would draft a single token: it returns 1.4 tokens for 1.35
+  // steps, and longer drafts less per step.
+  CHECK(budget.rate(1, 0.4) > budget.rate(0, 0.4));
+  CHECK(budget.rate(6, 0.4) < budget.rate(1, 0.4));
+  CHECK(budget.nodes_for(0, 6) == 6);
+  const Acceptance cut = budget.acceptance(1);
+  CHECK(cut.first > 0.9);
+  CHECK(cut.next == Approx(2.0 / 3.0).margin(0.05));
 }

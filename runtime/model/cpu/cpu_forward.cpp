@@ -44,13 +44,25 @@ void project(const ModelWeights& weights, const float* x, int64_t rows, const at
   cpu::matmul({x, w.data_ptr(), type, data(bias), y, rows, in, out, accumulate}, threads);
 }
 
+// body(first, last) over rows [0, rows): on the worker threads for a prefill's many rows, on
+// this thread for a decoding step's few, where waking the workers would cost more than the work.
+template <typename Body>
+void for_rows(int64_t rows, int threads, const Body& body) {
+  constexpr int64_t kRowsWorthSharing = 16;
+  if (rows < kRowsWorthSharing || threads <= 1) return body(int64_t{0}, rows);
+  cpu::parallel_for(threads, rows, [&](int64_t first, int64_t last, int) { body(first, last); });
+}
+
 // normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
-void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const at::Tensor& gain, float eps) {
+void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const at::Tensor& gain, float eps,
+                    int threads) {
   const float* g = data(gain);
-  for (int64_t i = 0; i < rows; ++i) {
-    cpu::rms_normalize(x + i * width, normed + i * width, width, eps);
-    for (int64_t j = 0; j < width; ++j) normed[i * width + j] *= g[j];
-  }
+  for_rows(rows, threads, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      cpu::rms_normalize(x + i * width, normed + i * width, width, eps);
+      for (int64_t j = 0; j < width; ++j) normed[i * width + j] *= g[j];
+    }
+  });
 }
 
 // For each new token, the rows it sees: all rows before prefix[i] (the shared prefix, extended
@@ -215,23 +227,25 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const int64_t tiles_from = std::min(cache.key_tiles_rows(), past);  // rows whose tiles are stale
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const LayerWeights& w = weights.layers[l];
-    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps);
+    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps, threads);
     project(weights, ws.normed.data(), n, w.qkv, qkv_width, hidden, w.qkv_bias, ws.qkv.data(), false, threads);
 
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();
-    for (int64_t i = 0; i < n; ++i) {
-      float* row = &ws.qkv[i * qkv_width];
-      const int64_t pos = plan.positions[i];
-      rotate_heads(row, heads + kv_heads, head_dim, rope_cos + pos * half, rope_sin + pos * half);
-      for (int64_t g = 0; g < kv_heads; ++g) {
-        const int64_t slot = (g * cache.capacity() + past + i) * head_dim;
-        std::memcpy(keys + slot, row + (heads + g) * head_dim, head_dim * sizeof(float));
-        std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
+    float* tiles = batched ? cache.key_tiles(l) : nullptr;
+    for_rows(n, threads, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        float* row = &ws.qkv[i * qkv_width];
+        const int64_t pos = plan.positions[i];
+        rotate_heads(row, heads + kv_heads, head_dim, rope_cos + pos * half, rope_sin + pos * half);
+        for (int64_t g = 0; g < kv_heads; ++g) {
+          const int64_t slot = (g * cache.capacity() + past + i) * head_dim;
+          std::memcpy(keys + slot, row + (heads + g) * head_dim, head_dim * sizeof(float));
+          std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
+        }
       }
-    }
+    });
     if (batched) {
-      float* tiles = cache.key_tiles(l);
       for (int64_t g = 0; g < kv_heads; ++g)
         cpu::write_key_tiles(keys + g * cache.capacity() * head_dim, head_dim, tiles_from, past + n,
                              tiles + g * ((cache.capacity() + 15) / 16) * head_dim * 16);
@@ -241,12 +255,14 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     }
     project(weights, ws.attended.data(), n, w.o, hidden, heads * head_dim, w.o_bias, ws.x.data(), true, threads);
 
-    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps);
+    normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
     project(weights, ws.normed.data(), n, w.gate_up, 2 * inter, hidden, {}, ws.gate_up.data(), false, threads);
-    for (int64_t i = 0; i < n; ++i) {
-      const float* row = &ws.gate_up[i * 2 * inter];
-      cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
-    }
+    for_rows(n, threads, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        const float* row = &ws.gate_up[i * 2 * inter];
+        cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
+      }
+    });
     project(weights, ws.act.data(), n, w.down, hidden, inter, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
@@ -256,7 +272,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   if (request.logits != LogitsWanted::None) {
     const int64_t first = request.logits == LogitsWanted::All ? 0 : n - 1;
     const int64_t rows = n - first;
-    normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps);
+    normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps, threads);
     result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
     project(weights, ws.normed.data(), rows, weights.lm_head, cfg.vocab_size, hidden, {}, result.logits.data_ptr<float>(), false, threads);
   }

@@ -105,25 +105,35 @@ void dot_panels(const MatmulArgs& a, const uint32_t* x, int64_t pairs, int64_t b
 }
 
 // x rows rounded to BF16 (nearest even) and zero-padded to whole pairs, read as 32-bit pairs.
-const uint32_t* round_activations(const MatmulArgs& a, int64_t pairs) {
-  thread_local std::vector<uint32_t> buffer;
-  buffer.assign(static_cast<size_t>(a.rows * pairs), 0);
-  for (int64_t r = 0; r < a.rows; ++r) {
-    auto* out = reinterpret_cast<uint16_t*>(buffer.data() + r * pairs);
+void round_rows(const MatmulArgs& a, int64_t pairs, int64_t first, int64_t last, uint32_t* buffer) {
+  for (int64_t r = first; r < last; ++r) {
+    auto* out = reinterpret_cast<uint16_t*>(buffer + r * pairs);
     const float* x = a.x + r * a.in;
     int64_t k = 0;
     for (; k + 16 <= a.in; k += 16)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
     for (; k < a.in; ++k) out[k] = float_to_bf16(x[k]);
+    if (a.in % 2) out[a.in] = 0;
   }
-  return buffer.data();
+}
+
+const uint32_t* round_activations(const MatmulArgs& a, int64_t pairs, int threads) {
+  thread_local std::vector<uint32_t> buffer;
+  if (buffer.size() < static_cast<size_t>(a.rows * pairs)) buffer.resize(static_cast<size_t>(a.rows * pairs));
+  uint32_t* rounded = buffer.data();  // this thread's buffer: workers name their own `buffer`
+  // A prefill's rows are shared out; a decoding step's few are not worth waking the workers.
+  if (a.rows >= 16 && threads > 1)
+    parallel_for(threads, a.rows, [&](int64_t first, int64_t last, int) { round_rows(a, pairs, first, last, rounded); });
+  else
+    round_rows(a, pairs, 0, a.rows, rounded);
+  return rounded;
 }
 
 }  // namespace
 
 void matmul_bf16_dot(const MatmulArgs& a, int threads) {
   const int64_t pairs = (a.in + 1) / 2;
-  const uint32_t* x = round_activations(a, pairs);
+  const uint32_t* x = round_activations(a, pairs, threads);
   const int64_t panels = panel_count(a.out), block = a.rows == 1 ? 8 : 4;
   const int64_t blocks = (panels + block - 1) / block;
   parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
