@@ -35,6 +35,11 @@ namespace {
 
 // R rows against P panels. R x P accumulators + P weight vectors + a broadcast fit AVX-512's 32
 // registers for R <= 6 with P = 4, and R = 1 with P = 8.
+// Weights are prefetched this many k-pairs (64-byte lines) ahead in each panel. A model's weights
+// stream from L3, and with 2 or more rows the tile's arithmetic no longer hides the loads: without
+// it, a 4-row tile from L3 took twice its time from L2; with it, ~1.25x.
+constexpr int64_t kPrefetchPairs = 48;
+
 template <int R, int P>
 void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64_t panel, int64_t row) {
   const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
@@ -46,6 +51,7 @@ void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64
   for (int64_t kp = 0; kp < pairs; ++kp) {
     __m512i wv[P];
     SPECD_UNROLL for (int p = 0; p < P; ++p) {
+      _mm_prefetch(reinterpret_cast<const char*>(w + p * panel_stride + (kp + kPrefetchPairs) * 32), _MM_HINT_T0);
       wv[p] = _mm512_loadu_si512(w + p * panel_stride + kp * 32);
       // Pinned in a register: for some R (3) GCC otherwise reloads it for every row.
       asm("" : "+v"(wv[p]));
