@@ -232,3 +232,46 @@ TEST_CASE("a tree continued across forwards equals the chain forward of each pat
     CHECK(max_abs_diff(logits[node], chain[1]) < 1e-4);
   }
 }
+
+// Greedy identity with AR needs more than close logits: a near-tie decided differently in a
+// verify forward than in an AR step makes a speculative method's output differ. So a token's
+// logits must be bit-identical whether it is decoded alone, verified in a chain, or verified as a
+// node of a tree (attention is the only part whose arithmetic could depend on the batch).
+TEST_CASE("a token's logits are bit-identical alone, in a chain and in a tree", "[model][oracle]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.head_dim = GENERATE(16, 32, 40, 12);  // batched kernel (AVX-512) or not; 8-wide blocks or scalar
+  cfg.num_attention_heads = 4;
+  auto dtype = GENERATE(DType::F32, DType::BF16);
+  CAPTURE(cfg.head_dim, dtype_name(dtype));
+  auto model = test::load_model(test::write_model("batch-invariance", cfg, dtype), /*aten=*/false, /*threads=*/2,
+                                /*fp32_activations=*/false);
+  at::InferenceMode guard;
+  const std::vector<int64_t> prompt = some_tokens(37, cfg.vocab_size, 3);
+  const std::vector<int64_t> path = {11, 42, 7, 99, 5, 250, 3, 18};
+
+  // Alone: one token per forward.
+  KvCache alone = model->new_cache();
+  run(*model, alone, prompt);
+  std::vector<at::Tensor> expected;
+  for (int64_t token : path) expected.push_back(run(*model, alone, {token})[0].clone());
+
+  KvCache chain = model->new_cache();
+  run(*model, chain, prompt);
+  const at::Tensor chained = run(*model, chain, path);
+  for (size_t i = 0; i < path.size(); ++i) {
+    CAPTURE(i);
+    CHECK(at::equal(chained[i], expected[i]));
+  }
+
+  // A tree whose nodes 0, 2, 3, 5 are path[0..3], with siblings in between; the path's rows
+  // are not contiguous, so its later nodes see their ancestors as tree rows.
+  KvCache tree = model->new_cache();
+  run(*model, tree, prompt);
+  const int64_t p = static_cast<int64_t>(prompt.size());
+  const at::Tensor nodes = run(*model, tree, {path[0], 77, path[1], path[2], 123, path[3]}, {-1, 0, 0, 2, 3, 3},
+                               {p, p + 1, p + 1, p + 2, p + 3, p + 3});
+  CHECK(at::equal(nodes[0], expected[0]));
+  CHECK(at::equal(nodes[2], expected[1]));
+  CHECK(at::equal(nodes[3], expected[2]));
+  CHECK(at::equal(nodes[5], expected[3]));
+}

@@ -15,15 +15,22 @@
 namespace specd::cpu {
 namespace {
 
+// Row c of the rows a query sees: the prefix rows, then the extra rows.
+inline int64_t seen_row(const AttentionKeys& kv, int64_t c) { return c < kv.prefix ? c : kv.extra[c - kv.prefix]; }
+
+// Every row's score and weight is computed by the same arithmetic wherever the row falls (in a
+// block of 8 or not, prefix or extra row), so a token's logits do not depend on how many tokens
+// share its forward (greedy identity of speculative decoding with AR; see attend_batch).
 #ifdef SPECD_HAVE_AVX2
-// scores[t] = scale * q . K[t] for 8 consecutive rows: eight dot products reduced together by a
-// transpose-add (hadd tree) instead of eight horizontal sums.
-inline void score_block8(const float* q, const float* k, int64_t head_dim, float scale, float* scores) {
+// scores[t] = scale * q . K[row t] for 8 rows: eight dot products reduced together by a
+// transpose-add (hadd tree) instead of eight horizontal sums. Each row's result depends on its
+// own products only.
+inline void score_block8(const float* q, const float* const* k, int64_t head_dim, float scale, float* scores) {
   __m256 acc[8];
   SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t d = 0; d < head_dim; d += 8) {
     const __m256 qv = _mm256_loadu_ps(q + d);
-    SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + t * head_dim + d), acc[t]);
+    SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k[t] + d), acc[t]);
   }
   const __m256 s01 = _mm256_hadd_ps(acc[0], acc[1]), s23 = _mm256_hadd_ps(acc[2], acc[3]);
   const __m256 s45 = _mm256_hadd_ps(acc[4], acc[5]), s67 = _mm256_hadd_ps(acc[6], acc[7]);
@@ -33,20 +40,19 @@ inline void score_block8(const float* q, const float* k, int64_t head_dim, float
   _mm256_storeu_ps(scores, _mm256_mul_ps(sums, _mm256_set1_ps(scale)));
 }
 
-// out[0, 32) += sum_t w[t] V[row_t][0, 32) over `count` rows, with two accumulator sets so that
-// consecutive rows do not wait on each other's FMAs.
-inline void weighted_rows32(const float* w, const float* values, int64_t head_dim, const int32_t* rows, int64_t first,
-                            int64_t count, float* out) {
+// out[0, 32) += sum_c w[c] V[row c][0, 32) over all seen rows, in order, with two accumulator
+// sets (even and odd c) so that consecutive rows do not wait on each other's FMAs.
+inline void weighted_rows32(const AttentionKeys& kv, const float* w, int64_t column, float* out) {
+  const int64_t hd = kv.head_dim, count = kv.prefix + kv.extra_count;
   __m256 a[4], b[4];
   SPECD_UNROLL for (int v = 0; v < 4; ++v) {
-    a[v] = _mm256_loadu_ps(out + v * 8);
+    a[v] = _mm256_setzero_ps();
     b[v] = _mm256_setzero_ps();
   }
-  auto row_of = [&](int64_t c) { return rows ? rows[c] : first + c; };
   int64_t c = 0;
   for (; c + 2 <= count; c += 2) {
-    const float* v0 = values + row_of(c) * head_dim;
-    const float* v1 = values + row_of(c + 1) * head_dim;
+    const float* v0 = kv.values + seen_row(kv, c) * hd + column;
+    const float* v1 = kv.values + seen_row(kv, c + 1) * hd + column;
     const __m256 w0 = _mm256_set1_ps(w[c]), w1 = _mm256_set1_ps(w[c + 1]);
     SPECD_UNROLL for (int v = 0; v < 4; ++v) {
       a[v] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(v0 + v * 8), a[v]);
@@ -54,29 +60,24 @@ inline void weighted_rows32(const float* w, const float* values, int64_t head_di
     }
   }
   if (c < count) {
-    const float* v0 = values + row_of(c) * head_dim;
+    const float* v0 = kv.values + seen_row(kv, c) * hd + column;
     const __m256 w0 = _mm256_set1_ps(w[c]);
     SPECD_UNROLL for (int v = 0; v < 4; ++v) a[v] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(v0 + v * 8), a[v]);
   }
-  SPECD_UNROLL for (int v = 0; v < 4; ++v) _mm256_storeu_ps(out + v * 8, _mm256_add_ps(a[v], b[v]));
+  SPECD_UNROLL for (int v = 0; v < 4; ++v) _mm256_storeu_ps(out + column + v * 8, _mm256_add_ps(a[v], b[v]));
 }
 #endif
 
-// out += sum_c w[c] V[row_c] over the prefix rows then the extra rows, 32 columns at a time.
+// out = sum_c w[c] V[row c] over the seen rows, 32 columns at a time.
 void weighted_sum(const AttentionKeys& kv, const float* w, float* out) {
   const int64_t hd = kv.head_dim;
-  std::fill(out, out + hd, 0.0f);
   int64_t d = 0;
 #ifdef SPECD_HAVE_AVX2
-  for (; d + 32 <= hd; d += 32) {
-    weighted_rows32(w, kv.values + d, hd, nullptr, 0, kv.prefix, out + d);
-    weighted_rows32(w + kv.prefix, kv.values + d, hd, kv.extra, 0, kv.extra_count, out + d);
-  }
+  for (; d + 32 <= hd; d += 32) weighted_rows32(kv, w, d, out);
 #endif
-  if (d == hd) return;
+  std::fill(out + d, out + hd, 0.0f);
   for (int64_t c = 0; c < kv.prefix + kv.extra_count; ++c) {
-    const int64_t row = c < kv.prefix ? c : kv.extra[c - kv.prefix];
-    const float* v = kv.values + row * hd;
+    const float* v = kv.values + seen_row(kv, c) * hd;
     for (int64_t i = d; i < hd; ++i) out[i] += w[c] * v[i];
   }
 }
@@ -87,13 +88,19 @@ void attend_head(const AttentionKeys& kv, const float* q, float scale, float* sc
   const int64_t hd = kv.head_dim, count = kv.prefix + kv.extra_count;
   int64_t c = 0;
 #ifdef SPECD_HAVE_AVX2
-  if (hd % 8 == 0)
-    for (; c + 8 <= kv.prefix; c += 8) score_block8(q, kv.keys + c * hd, hd, scale, scores + c);
-#endif
-  for (; c < count; ++c) {
-    const int64_t row = c < kv.prefix ? c : kv.extra[c - kv.prefix];
-    scores[c] = dot(q, kv.keys + row * hd, hd) * scale;
+  if (hd % 8 == 0) {
+    const float* rows[8];
+    for (; c < count; c += 8) {
+      // A short last block repeats its last row; only the real rows' scores are kept.
+      const int64_t valid = std::min<int64_t>(8, count - c);
+      for (int64_t t = 0; t < 8; ++t) rows[t] = kv.keys + seen_row(kv, c + std::min(t, valid - 1)) * hd;
+      float block[8];
+      score_block8(q, rows, hd, scale, block);
+      std::copy(block, block + valid, scores + c);
+    }
   }
+#endif
+  for (; c < count; ++c) scores[c] = dot(q, kv.keys + seen_row(kv, c) * hd, hd) * scale;
   const float inv_sum = 1.0f / exp_shifted_sum(scores, count, max_value(scores, count));
   weighted_sum(kv, scores, out);
   for (int64_t i = 0; i < hd; ++i) out[i] *= inv_sum;
@@ -203,10 +210,14 @@ void weigh_values_for(int queries, const float* values, int64_t rows, const floa
   }
 }
 
-float dot16(const float* a, const float* b, int64_t n) {
-  __m512 acc = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc);
-  return _mm512_reduce_add_ps(acc);
+// q . k with the arithmetic of one lane of score_tiles: a fused multiply-add per dimension, in
+// order. A key's score must not depend on whether it came from the tiles or from a query's own
+// rows: the same token verified in a batch or decoded alone must get bit-identical logits, or a
+// near-tie could make a speculative method's greedy output differ from AR's.
+float tile_order_dot(const float* q, const float* k, int64_t n) {
+  float acc = 0.0f;
+  for (int64_t d = 0; d < n; ++d) acc = std::fma(q[d], k[d], acc);
+  return acc;
 }
 
 void add_scaled16(float w, const float* x, float* y, int64_t n) {
@@ -239,7 +250,7 @@ void attend_batch(const QueryBatch& b, float scale, float* scratch) {
     const AttentionKeys& own = b.own[q];
     float* s = scores + q * stride;
     const int64_t own_rows = own.prefix - shared + own.extra_count;
-    for (int64_t j = 0; j < own_rows; ++j) s[shared + j] = dot16(qs + q * hd, b.keys + own_row(own, shared, j) * hd, hd);
+    for (int64_t j = 0; j < own_rows; ++j) s[shared + j] = tile_order_dot(qs + q * hd, b.keys + own_row(own, shared, j) * hd, hd);
     const int64_t count = shared + own_rows;
     inv_sum[q] = 1.0f / exp_shifted_sum(s, count, max_value(s, count));
   }
