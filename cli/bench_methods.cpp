@@ -148,6 +148,7 @@ int run_bench_methods(const Args& args) {
   std::shared_ptr<const LlamaModel> draft;
   if (needs_draft) draft = LlamaModel::load(method_args.draft_dir, device);
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
+  load_sam_corpus(method_args, model_dir + "/tokenizer.json", target->config());
   std::vector<int32_t> stop_tokens;
   for (int64_t id : target->config().eos_token_ids) stop_tokens.push_back(static_cast<int32_t>(id));
   // Cost curves: why a method wins or loses on this hardware, and the draft budget's starting point.
@@ -216,7 +217,11 @@ int run_bench_methods(const Args& args) {
       info.method = m;
       info.options_json = nlohmann::json({{"temperature", sampling.temperature}, {"top_k", sampling.top_k}, {"top_p", sampling.top_p},
                                           {"gamma", method_options.gamma}, {"tree_top_k", method_options.tree.top_k},
-                                          {"tree_depth", method_options.tree.depth}, {"tree_nodes", method_options.tree.nodes}})
+                                          {"tree_depth", method_options.tree.depth}, {"tree_nodes", method_options.tree.nodes},
+                                          {"sam_len_threshold", method_options.sam.len_threshold},
+                                          {"sam_len_bias", method_options.sam.len_bias},
+                                          {"sam_corpus", method_args.sam_corpus_path},
+                                          {"draft_budget", method_args.budget_mode}})
                               .dump();
       info.specd_version = "0.1.0";
       sink->begin_run(info);
@@ -237,6 +242,8 @@ int run_bench_methods(const Args& args) {
     report["draft_ms_per_drafted_token"] = draft_curve[0]["ms"];
   }
   report["temperature"] = sampling.temperature;
+  report["sam_corpus"] = method_args.sam_corpus_path;
+  report["draft_budget"] = method_args.budget_mode;
   report["repeats"] = repeats;
   report["max_prompts"] = max_prompts;
   report["blas_threads"] = blas_threads();
@@ -249,6 +256,8 @@ int run_bench_methods(const Args& args) {
   std::printf("specd bench: %zu prompts (first %lld per category), %d repeats (median wall time), T=%.2f, target %s%s%s\n", items.size(),
               static_cast<long long>(max_prompts), repeats, sampling.temperature, model_dir.c_str(), draft ? ", draft " : "",
               draft ? method_args.draft_dir.c_str() : "");
+  std::printf("draft budget %s%s%s\n", method_args.budget_mode.c_str(), method_args.sam_corpus_path.empty() ? "" : ", sam corpus ",
+              method_args.sam_corpus_path.c_str());
   std::printf("forward cost on 64 cached tokens, all logits:\n");
   print_curve("target", report["target_forward_ms"]);
   if (draft) print_curve("draft", report["draft_forward_ms"]);

@@ -36,13 +36,14 @@ std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t 
   return samples;
 }
 
-BenchProgress::BenchProgress(int64_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+BenchProgress::BenchProgress(int64_t total, std::string label)
+    : total_(total), label_(std::move(label)), start_(std::chrono::steady_clock::now()) {}
 
 void BenchProgress::step(const std::string& what) {
   ++finished_;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = finished_ ? elapsed / finished_ * (total_ - finished_) : 0;
-  std::fprintf(stderr, "\rbench: %s %lld/%lld, %.1f s elapsed, ETA %.0f s   ", what.c_str(), static_cast<long long>(finished_),
+  std::fprintf(stderr, "\r%s: %s %lld/%lld, %.1f s elapsed, ETA %.0f s   ", label_.c_str(), what.c_str(), static_cast<long long>(finished_),
                static_cast<long long>(total_), elapsed, eta);
   std::fflush(stderr);
 }

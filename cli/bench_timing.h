@@ -24,12 +24,13 @@ std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t 
 // "bench: decode 3/20, 2.1 s elapsed, ETA 12 s" on stderr, rewritten in place.
 class BenchProgress {
  public:
-  explicit BenchProgress(int64_t total);
+  explicit BenchProgress(int64_t total, std::string label = "bench");
   void step(const std::string& what);
   void done();
 
  private:
   int64_t total_, finished_ = 0;
+  std::string label_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -85,6 +85,7 @@ int run_generate(const Args& args) {
   };
   std::shared_ptr<const LlamaModel> draft;
   if (method_needs_draft(method) || method == "sam") draft = LlamaModel::load(method_args.draft_dir, device);
+  load_sam_corpus(method_args, tokenizer_path.empty() ? model_dir + "/tokenizer.json" : tokenizer_path, files.model->config());
   Policy policy = make_method(method, *files.model, draft, options.sampling, method_args.options);
   GenerateOutput out;
   std::string spec_stats;

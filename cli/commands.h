@@ -13,5 +13,6 @@ int run_bench(const Args& args);
 int run_bench_methods(const Args& args);  // specd bench --methods ...
 int run_init_model(const Args& args);
 int run_traces(const Args& args);
+int run_calibrate(const Args& args);
 
 }  // namespace specd::cli

@@ -68,7 +68,8 @@ Policy make_method(const std::string& method, const LlamaModel& target, std::sha
     policy.max_nodes = policy.max_depth = options.pld.num_pred_tokens;
   } else if (method == "sam") {
     if (draft) policy.fallback = std::make_unique<ModelTreeDrafter>(draft, options.tree);
-    policy.drafter = std::make_unique<SamDrafter>(options.sam, policy.fallback.get());
+    policy.drafter = std::make_unique<SamDrafter>(options.sam, policy.fallback.get(), options.sam_corpus.get());
+    policy.sam_corpus = options.sam_corpus;
     policy.max_nodes = std::max(options.sam.n_predicts - 1, draft ? options.tree.nodes : 0);
     policy.max_depth = std::max(options.sam.n_predicts - 1, draft ? options.tree.depth : 0);
   }

@@ -24,6 +24,7 @@ struct MethodOptions {
   TreeDraftOptions tree;      // sd-tree and SAM's fallback
   PldOptions pld;
   SamOptions sam;
+  std::shared_ptr<const StaticSam> sam_corpus;  // SAM's static corpus, or null
   // Cost-aware draft length (spec/draft_budget.h): each step drafts at most the options above
   // allow, fewer when the measured cost curve says a longer draft does not pay. false: always the
   // full budget (the reference methods' fixed lengths).
@@ -39,6 +40,7 @@ struct Policy {
   std::string method;
   bool autoregressive = false;  // "ar": the plain loop, no drafter
   std::unique_ptr<Drafter> fallback;  // owned here when the drafter borrows it (SAM)
+  std::shared_ptr<const StaticSam> sam_corpus;  // kept alive for the SAM drafter
   std::unique_ptr<Drafter> drafter;
   std::unique_ptr<Acceptor> acceptor;
   int32_t max_nodes = 0, max_depth = 0;

@@ -80,7 +80,8 @@ void DraftBudget::observe_draft_cost(int32_t cls, int32_t nodes, double ms) {
 
 double DraftBudget::draft_cost(int32_t cls) const {
   const auto found = draft_ms_per_node_.find(cls);
-  return found == draft_ms_per_node_.end() ? options_.draft_ms_per_node : found->second;
+  if (found != draft_ms_per_node_.end()) return found->second;
+  return cls == 0 ? options_.draft_ms_per_node : 0.0;
 }
 
 double DraftBudget::cost_ms(int32_t n) const {

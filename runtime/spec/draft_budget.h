@@ -64,7 +64,9 @@ struct DraftBudgetOptions {
   double decay = 0.95;            // evidence kept per step (an effective window of ~20 steps)
   double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
   double cost_relax = 0.02;       // per step, how far other sizes' t(n) drift back to the curve
-  double draft_ms_per_node = 0;   // c before the run shows it: the drafter's cost per drafted node
+  // c before the run shows it, for class 0: a draft model's cost per drafted node. Classes above
+  // 0 are retrieval (Drafter::proposal_class) and start at 0.
+  double draft_ms_per_node = 0;
   int32_t probe_interval = 16;    // steps a cheap class may go undrafted before it drafts one node (0: never)
   double probe_max_draft_share = 0.1;  // cheap: c below this share of t(1)
 };

@@ -43,7 +43,9 @@ class Drafter {
   virtual DraftTree propose(const DraftRequest& request) = 0;
   virtual void observe(const StepFeedback& feedback) = 0;
   // A label for the kind of the last proposal (PLD: the matched n-gram length), so that the
-  // draft budget can keep an acceptance estimate per kind. One kind by default.
+  // draft budget can keep an acceptance estimate per kind. One kind by default. Class 0 is the
+  // one a draft model drafts in (its cost per node starts at the model's step); classes above 0
+  // are retrieval, which starts at no cost.
   virtual int32_t proposal_class() const { return 0; }
   // True when propose() limits itself with DraftRequest::nodes_for once it knows its class
   // (retrieval drafters: the class is the match found). Otherwise the engine limits max_nodes to

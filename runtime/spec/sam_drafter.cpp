@@ -9,9 +9,11 @@ namespace specd {
 void validate(const SamOptions& options) {
   if (options.n_predicts < 2) input_error("sam", "n_predicts must be at least 2 (it counts the root)");
   if (options.len_threshold < 1) input_error("sam", "len_threshold must be at least 1");
+  if (options.len_bias < 0) input_error("sam", "len_bias must not be negative");
 }
 
-SamDrafter::SamDrafter(SamOptions options, Drafter* fallback) : options_(options), fallback_(fallback) {
+SamDrafter::SamDrafter(SamOptions options, Drafter* fallback, const StaticSam* corpus)
+    : options_(options), fallback_(fallback), corpus_(corpus) {
   validate(options_);
 }
 
@@ -19,6 +21,9 @@ void SamDrafter::begin(const std::vector<int32_t>& prompt) {
   automaton_.clear();
   automaton_.reserve(prompt.size() + 1024);
   for (int32_t token : prompt) automaton_.append(token);
+  corpus_match_ = {};
+  if (corpus_)
+    for (int32_t token : prompt) corpus_match_ = corpus_->automaton().transfer(corpus_match_, token);
   last_match_length_ = 0;
   last_used_fallback_ = false;
   if (fallback_) fallback_->begin(prompt);
@@ -27,33 +32,48 @@ void SamDrafter::begin(const std::vector<int32_t>& prompt) {
 void SamDrafter::observe(const StepFeedback& feedback) {
   // Only committed tokens enter the automaton; the next root waits until it is committed.
   for (int32_t token : feedback.committed_now) automaton_.append(token);
+  if (corpus_)
+    for (int32_t token : feedback.committed_now) corpus_match_ = corpus_->automaton().transfer(corpus_match_, token);
   if (fallback_) fallback_->observe(feedback);
 }
 
 void SamDrafter::sync(const std::vector<int32_t>& committed) {
   const std::vector<int32_t>& text = automaton_.text();
   const size_t seen = text.size();
-  if (seen > committed.size() || (seen > 0 && text.back() != committed[seen - 1])) {
+  const bool rebuild = seen > committed.size() || (seen > 0 && text.back() != committed[seen - 1]);
+  if (rebuild) {
     automaton_.clear();
     automaton_.reserve(committed.size() + 1024);
+    corpus_match_ = {};
   }
-  for (size_t i = automaton_.text().size(); i < committed.size(); ++i) automaton_.append(committed[i]);
+  const size_t from = automaton_.text().size();
+  for (size_t i = from; i < committed.size(); ++i) automaton_.append(committed[i]);
+  if (corpus_)
+    for (size_t i = from; i < committed.size(); ++i) corpus_match_ = corpus_->automaton().transfer(corpus_match_, committed[i]);
 }
 
 DraftTree SamDrafter::propose(const DraftRequest& request) {
   sync(request.committed);
   const SuffixAutomaton::Match match = automaton_.lookup(request.root_token);
-  last_match_length_ = match.length;
+  // The static corpus's match, its length lowered by len_bias (SAM-Decoding's DraftModel.lookup).
+  const SuffixAutomaton::Match corpus_hit = corpus_ ? corpus_->automaton().transfer(corpus_match_, request.root_token)
+                                                    : SuffixAutomaton::Match{};
+  const int32_t corpus_length = corpus_hit.length - options_.len_bias;
+  const bool from_corpus = corpus_length > match.length;  // ties go to the dynamic automaton
+  last_match_length_ = from_corpus ? corpus_hit.length : match.length;
   last_used_fallback_ = false;
+  last_class_ = std::min(last_match_length_, 16) + (from_corpus ? kStaticClass : 0);
   const int32_t budget = std::min(request.max_nodes, request.max_depth);
   if (budget <= 0) return DraftTree(request.root_token);
 
-  if (match.length >= options_.len_threshold) {
+  if (std::max(match.length, corpus_length) >= options_.len_threshold) {
     // to_anc looks for an occurrence followed by enough tokens; never ask for more than the
     // budget lets us verify, or it would trade a longer match for tokens we would cut anyway.
-    const int32_t limit = std::min(budget, request.nodes_for(std::min(match.length, 16)));
+    const int32_t limit = std::min(budget, request.nodes_for(last_class_));
     if (limit <= 0) return DraftTree(request.root_token);
-    automaton_.continuation(match, std::min(options_.n_predicts, limit + 1), draft_);
+    const SuffixAutomaton& source = from_corpus ? corpus_->automaton() : automaton_;
+    source.continuation(from_corpus ? corpus_hit : match, std::min(options_.n_predicts, limit + 1), draft_,
+                        /*to_anc=*/!from_corpus);  // as the reference: the static draft may run past a document's end
     // The continuation can only be empty with len_threshold 1 (the root occurs once, last).
     if (!draft_.empty()) {
       DraftTree tree(request.root_token);
@@ -63,6 +83,7 @@ DraftTree SamDrafter::propose(const DraftRequest& request) {
     }
   }
   last_used_fallback_ = true;
+  last_class_ = 0;
   DraftRequest fallback_request = request;
   fallback_request.max_nodes = request.nodes_for(0);  // what the fallback's drafts pay for
   if (fallback_request.max_nodes == 0) fallback_request.max_depth = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spec/drafter.h"
+#include "spec/sam_corpus.h"
 #include "spec/suffix_automaton.h"
 
 namespace specd {
@@ -23,6 +24,10 @@ struct SamOptions {
   // Shortest match (root included) drafted from the automaton; shorter ones go to the fallback
   // (len_threshold = 5 in samd_config.py and the eval scripts).
   int32_t len_threshold = 5;
+  // With a static corpus: its match length counts this much less when compared with the
+  // threshold and with the dynamic match (len_bias = 5 in samd_config.py; ties go to the
+  // dynamic automaton, as in the reference).
+  int32_t len_bias = 5;
 };
 
 // Throws InputError naming the option when a value is out of range.
@@ -33,13 +38,16 @@ class SamDrafter : public Drafter {
   // `fallback` (not owned, may be null: then a short match yields the root alone) drafts when the
   // match is short. It sees every begin() and observe(), whoever drafted, so its own state (a
   // draft model's KV cache, for instance) stays in step with the committed text.
-  explicit SamDrafter(SamOptions options = {}, Drafter* fallback = nullptr);
+  // `corpus` (not owned, may be null) is the static automaton, consulted beside the dynamic one.
+  explicit SamDrafter(SamOptions options = {}, Drafter* fallback = nullptr, const StaticSam* corpus = nullptr);
   std::string name() const override { return "sam"; }
   void begin(const std::vector<int32_t>& prompt) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
-  // 0 for the fallback's drafts, else the match length (root included), capped at 16.
-  int32_t proposal_class() const override { return last_used_fallback_ ? 0 : std::min(last_match_length_, 16); }
+  // 0 for the fallback's drafts, else the match length (root included) capped at 16, plus
+  // kStaticClass for a draft from the static corpus.
+  int32_t proposal_class() const override { return last_class_; }
+  static constexpr int32_t kStaticClass = 32;
   bool limits_itself() const override { return true; }
 
   const SamOptions& options() const { return options_; }
@@ -56,10 +64,13 @@ class SamDrafter : public Drafter {
 
   SamOptions options_;
   Drafter* fallback_;
+  const StaticSam* corpus_;
+  SuffixAutomaton::Match corpus_match_;  // the committed text's longest suffix found in the corpus
   SuffixAutomaton automaton_;
   std::vector<int32_t> draft_;  // scratch
   int32_t last_match_length_ = 0;
   bool last_used_fallback_ = false;
+  int32_t last_class_ = 0;
 };
 
 }  // namespace specd

@@ -111,12 +111,12 @@ int32_t SuffixAutomaton::first_end(Match m) const {
   return states_[normalize(m).state].min_endpos;
 }
 
-void SuffixAutomaton::continuation(Match m, int32_t n_predicts, std::vector<int32_t>& out) const {
+void SuffixAutomaton::continuation(Match m, int32_t n_predicts, std::vector<int32_t>& out, bool to_anc) const {
   out.clear();
   if (m.length <= 0 || n_predicts <= 1) return;
   int32_t state = normalize(m).state;
   const int32_t text_length = size();
-  while (states_[state].link != 0 && n_predicts > text_length - states_[state].min_endpos)
+  while (to_anc && states_[state].link != 0 && n_predicts > text_length - states_[state].min_endpos)
     state = states_[state].link;
   const int32_t begin = states_[state].min_endpos;
   const int32_t end = std::min(text_length, begin + n_predicts - 1);

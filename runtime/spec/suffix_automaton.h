@@ -53,8 +53,9 @@ class SuffixAutomaton {
   // while fewer than `n_predicts` tokens follow the earliest occurrence and a shorter suffix with
   // an earlier occurrence exists (a suffix link other than the root), move to it (to_anc); then
   // copy up to n_predicts - 1 tokens after that occurrence (n_predicts counts the start token,
-  // as in the reference). Fewer tokens when the text ends; none when m.length == 0.
-  void continuation(Match m, int32_t n_predicts, std::vector<int32_t>& out) const;
+  // as in the reference). Fewer tokens when the text ends; none when m.length == 0. to_anc false:
+  // copy from the match's own earliest occurrence (the reference's static corpus does).
+  void continuation(Match m, int32_t n_predicts, std::vector<int32_t>& out, bool to_anc = true) const;
 
  private:
   struct Edge {

@@ -10,6 +10,7 @@
 
 #include "fixture_models.h"
 #include "io/safetensors.h"
+#include "spec/sam_corpus.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace specd;
@@ -102,6 +103,43 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
   }
   require_one_line_error(run_cli(base + " --method beam"), "--method");
   require_one_line_error(run_cli(base + " --method pld --draft-budget some"), "--draft-budget");
+}
+
+TEST_CASE("specd calibrate sam-corpus writes a static corpus that sam searches, still giving AR's text", "[cli]") {
+  std::string dir = model_with_tokenizer("cli-sam-corpus");
+  const std::string prompts = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-prompts.jsonl";
+  write_text(prompts,
+             "{\"id\": \"c-1\", \"category\": \"calibration\", \"prompt\": \"def the thing\", \"max_new_tokens\": 24}\n"
+             "{\"id\": \"c-2\", \"category\": \"calibration\", \"prompt\": \"the quick fox\", \"max_new_tokens\": 24}\n");
+  const std::string corpus = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-corpus.json";
+  std::filesystem::remove(corpus);
+  CliResult made = run_cli("calibrate sam-corpus --model " + dir + " --prompts " + prompts + " --out " + corpus);
+  CAPTURE(made.err);
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.out.find("2 documents") != std::string::npos);
+  const SamCorpus read = read_sam_corpus(corpus);
+  REQUIRE(read.documents.size() == 2);
+  CHECK(read.documents[0].size() == 24);
+
+  // Greedy answers to the same prompt are in the corpus: sam drafts them, and the text is AR's.
+  const std::string base = "generate --model " + dir + " --prompt 'def the thing' --max-new-tokens 24";
+  CliResult ar = run_cli(base);
+  CliResult sam = run_cli(base + " --method sam --draft " + dir + " --sam-corpus " + corpus + " --sam-len-bias 0");
+  CAPTURE(sam.err);
+  REQUIRE(sam.exit_code == 0);
+  CHECK(sam.out == ar.out);
+  const size_t stats = sam.err.find("sam: ");
+  REQUIRE(stats != std::string::npos);
+  CHECK(std::stoi(sam.err.substr(stats + 5)) <= 20);  // steps: the corpus copy of the answer was drafted
+
+  // A corpus made with another tokenizer is refused.
+  std::string other = test::write_model("cli-sam-other", test::tiny_config("llama"));
+  std::string tokenizer = slurp(tiny_tokenizer());
+  write_text(other + "/tokenizer.json", tokenizer.substr(0, tokenizer.rfind('}')) + " }");
+  require_one_line_error(run_cli("generate --model " + other + " --draft " + other + " --prompt 'def' --method sam --sam-corpus " + corpus), corpus);
+  require_one_line_error(run_cli("calibrate sam-corpus --model " + dir + " --prompts " + prompts), "--out");
+  require_one_line_error(run_cli("calibrate sam-corpus --model " + dir + " --prompts /nonexistent.jsonl --out " + corpus),
+                         "/nonexistent.jsonl");
 }
 
 TEST_CASE("specd tokenize prints the tokenizer's ids, one line per line", "[cli]") {
