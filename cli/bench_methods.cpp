@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,11 +42,19 @@ std::vector<std::string> split_list(const std::string& text) {
 
 struct Tally {
   int64_t prompts = 0, tokens = 0, steps = 0, drafted = 0, accepted = 0, equal_to_ar = 0;
-  double wall_ms = 0, speedup_sum = 0, decode_speedup_sum = 0;
+  double wall_ms = 0, speedup_sum = 0, speedup_squares = 0, decode_speedup_sum = 0;
   void add(const Tally& o) {
     prompts += o.prompts, tokens += o.tokens, steps += o.steps, drafted += o.drafted, accepted += o.accepted;
     equal_to_ar += o.equal_to_ar, wall_ms += o.wall_ms, speedup_sum += o.speedup_sum;
-    decode_speedup_sum += o.decode_speedup_sum;
+    speedup_squares += o.speedup_squares, decode_speedup_sum += o.decode_speedup_sum;
+  }
+  // Half-width of the normal 95% interval of the mean speedup over prompts: how far the category's
+  // mean could move with other prompts of the same kind (and other timing noise).
+  double speedup_ci95() const {
+    if (prompts < 2) return 0.0;
+    const double mean = speedup_sum / prompts;
+    const double variance = std::max(0.0, (speedup_squares - prompts * mean * mean) / (prompts - 1));
+    return 1.96 * std::sqrt(variance / prompts);
   }
   nlohmann::json to_json(bool greedy) const {
     nlohmann::json j = {{"prompts", prompts},
@@ -54,6 +63,7 @@ struct Tally {
                         {"acceptance_rate", drafted ? double(accepted) / drafted : 0.0},
                         {"tokens_per_s", wall_ms > 0 ? tokens * 1000.0 / wall_ms : 0.0},
                         {"speedup", prompts ? speedup_sum / prompts : 0.0},
+                        {"speedup_ci95", speedup_ci95()},
                         {"decode_speedup", prompts ? decode_speedup_sum / prompts : 0.0}};
     if (greedy) j["equal_to_ar"] = std::to_string(equal_to_ar) + "/" + std::to_string(prompts);
     return j;
@@ -199,6 +209,7 @@ int run_bench_methods(const Args& args) {
       t.accepted = run.accepted;
       t.wall_ms = wall[m];
       t.speedup_sum = (run.tokens.size() / wall[m]) / ar_throughput;
+      t.speedup_squares = t.speedup_sum * t.speedup_sum;
       t.decode_speedup_sum = (run.tokens.size() / decode[m]) / ar_decode_throughput;
       t.equal_to_ar = run.tokens == first_run["ar"].tokens ? 1 : 0;
       tallies[m][item.category].add(t);
@@ -261,14 +272,16 @@ int run_bench_methods(const Args& args) {
   std::printf("forward cost on 64 cached tokens, all logits:\n");
   print_curve("target", report["target_forward_ms"]);
   if (draft) print_curve("draft", report["draft_forward_ms"]);
-  std::printf("\nspeedup: throughput over AR's, prefill included (Spec-Bench); decode: the same without the prefill\n");
-  std::printf("%-14s %-8s %6s %8s %11s %8s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "decode", greedy ? "  =AR" : "");
+  std::printf("\nspeedup: mean over prompts of throughput / AR's, prefill included (Spec-Bench), with the half-width of its 95%%\n"
+              "interval over prompts; decode: the same without the prefill\n");
+  std::printf("%-14s %-8s %6s %8s %11s %8s %6s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
+              "decode", greedy ? "  =AR" : "");
   for (const auto& c : categories) {
     for (const auto& m : methods) {
       const auto j = report["results"][m][c];
-      std::printf("%-14s %-8s %6.2f %7.1f%% %11.1f %7.2fx %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
+      std::printf("%-14s %-8s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
                   100.0 * j["acceptance_rate"].get<double>(), j["tokens_per_s"].get<double>(), j["speedup"].get<double>(),
-                  j["decode_speedup"].get<double>(),
+                  j["speedup_ci95"].get<double>(), j["decode_speedup"].get<double>(),
                   greedy ? ("  " + j["equal_to_ar"].get<std::string>()).c_str() : "");
     }
   }

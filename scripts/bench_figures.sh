@@ -30,12 +30,23 @@ done
 echo "== specd bench --model data/models/demo-target --fp32-activations ==" >&2
 "$specd" bench --model data/models/demo-target --fp32-activations --repeats "$repeats" --json > "$out/demo-target-fp32-activations.json"
 
+# SAM-Decoding's static corpus for the demo target: its greedy answers to the calibration prompts
+# (which no workload shares).
+corpus=artifacts/demo-target/sam-corpus.json
+echo "== specd calibrate sam-corpus ==" >&2
+"$specd" calibrate sam-corpus --model data/models/demo-target --out "$corpus"
+
 # Every method with the cost-aware draft budget (the default), then with the reference methods'
-# fixed draft lengths.
+# fixed draft lengths; sam with and without the static corpus.
 for budget in auto fixed; do
-  echo "== specd bench --methods (T=0, --draft-budget $budget) ==" >&2
-  rm -f "$out/methods-t0-$budget.sqlite"
-  "$specd" bench --methods sd,sd-tree,pld,sam --draft-budget "$budget" --max-prompts "${MAX_PROMPTS:-5}" \
-    --repeats "${METHOD_REPEATS:-3}" --json "$out/methods-t0-$budget.json" --traces "$out/methods-t0-$budget.sqlite" \
-    | tee "$out/methods-t0-$budget.txt"
+  for sam in dynamic corpus; do
+    name=methods-t0-$budget$([ $sam = corpus ] && echo -sam-corpus || true)
+    methods=sd,sd-tree,pld,sam
+    corpus_option=()
+    if [ $sam = corpus ]; then methods=pld,sam; corpus_option=(--sam-corpus "$corpus"); fi
+    echo "== specd bench --methods $methods (T=0, --draft-budget $budget, sam $sam) ==" >&2
+    rm -f "$out/$name.sqlite"
+    "$specd" bench --methods "$methods" --draft-budget "$budget" "${corpus_option[@]}" --max-prompts "${MAX_PROMPTS:-40}" \
+      --repeats "${METHOD_REPEATS:-3}" --json "$out/$name.json" --traces "$out/$name.sqlite" | tee "$out/$name.txt"
+  done
 done

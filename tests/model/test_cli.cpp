@@ -266,6 +266,7 @@ TEST_CASE("specd bench --methods compares every method with AR and its traces re
   CHECK(r.out.find("0/2") == std::string::npos);
   CHECK(r.out.find("1/2") == std::string::npos);
   CHECK(slurp(json).find("\"speedup\"") != std::string::npos);
+  CHECK(slurp(json).find("\"speedup_ci95\"") != std::string::npos);
 
   CliResult listed = run_cli("traces list --file " + traces);
   REQUIRE(listed.exit_code == 0);
