@@ -13,7 +13,9 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
       ("tree-depth", po::value(&m.tree.depth)->default_value(5), "sd-tree: levels")
       ("tree-nodes", po::value(&m.tree.nodes)->default_value(16), "sd-tree: drafted nodes per step")
       ("pld-max-ngram", po::value(&m.pld.max_ngram)->default_value(3), "pld: longest n-gram matched")
+      ("pld-min-ngram", po::value(&m.pld.min_ngram)->default_value(1), "pld: shortest n-gram matched")
       ("pld-tokens", po::value(&m.pld.num_pred_tokens)->default_value(10), "pld: tokens copied")
+      ("pld-match", po::value(&args.pld_match)->default_value("earliest"), "pld: which occurrence to copy from, earliest or latest")
       ("sam-threshold", po::value(&m.sam.len_threshold)->default_value(5), "sam: shortest match used")
       ("sam-predicts", po::value(&m.sam.n_predicts)->default_value(40), "sam: draft length counting the root")
       ("sam-corpus", po::value(&args.sam_corpus_path),
@@ -28,7 +30,11 @@ void finish_method_options(MethodArgs& args) {
   if (args.budget_mode != "auto" && args.budget_mode != "fixed")
     input_error("--draft-budget", "must be auto or fixed, not '" + args.budget_mode + "'");
   args.options.adaptive_budget = args.budget_mode == "auto";
+  if (args.pld_match != "earliest" && args.pld_match != "latest")
+    input_error("--pld-match", "must be earliest or latest, not '" + args.pld_match + "'");
+  args.options.pld.match = args.pld_match == "latest" ? PldMatch::Latest : PldMatch::Earliest;
   validate(args.options.sam);
+  validate(args.options.pld);
 }
 
 void load_sam_corpus(MethodArgs& args, const std::string& tokenizer_path, const ModelConfig& target) {

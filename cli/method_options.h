@@ -14,6 +14,7 @@ struct MethodArgs {
   std::string draft_dir;
   std::string budget_mode = "auto";
   std::string sam_corpus_path;
+  std::string pld_match = "earliest";
 };
 
 // Adds --draft, --gamma, --tree-*, --pld-*, --sam-* and --draft-budget.

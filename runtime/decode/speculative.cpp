@@ -47,9 +47,14 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
 
   auto is_stop = [&](int32_t t) { return std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), t) != gen.stop_tokens.end(); };
   // Appends one token; returns false when generation must end (stop token or budget).
+  double callback_ms = 0;  // printing is the caller's cost, not the method's: kept out of decode_ms, as in AR
   auto emit = [&](int32_t token) {
     out.tokens.push_back(token);
-    if (gen.on_token) gen.on_token(token);
+    if (gen.on_token) {
+      const auto callback_start = Clock::now();
+      gen.on_token(token);
+      callback_ms += ms_between(callback_start, Clock::now());
+    }
     if (is_stop(token)) {
       out.stats.stopped = true;
       return false;
@@ -128,7 +133,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     if (going) going = emit(result.next_token);
   }
   out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
-  out.stats.decode_ms = ms_between(decode_start, Clock::now());
+  out.stats.decode_ms = ms_between(decode_start, Clock::now()) - callback_ms;
   return out;
 }
 

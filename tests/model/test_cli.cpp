@@ -103,6 +103,8 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
   }
   require_one_line_error(run_cli(base + " --method beam"), "--method");
   require_one_line_error(run_cli(base + " --method pld --draft-budget some"), "--draft-budget");
+  require_one_line_error(run_cli(base + " --method pld --pld-match middle"), "--pld-match");
+  CHECK(run_cli(base + " --method pld --pld-match latest").out == ar.out);
 }
 
 TEST_CASE("specd calibrate sam-corpus writes a static corpus that sam searches, still giving AR's text", "[cli]") {
