@@ -2,6 +2,7 @@
 // static corpus (spec/sam_corpus.h): the target's own greedy answers to the calibration prompts,
 // which the sam method then searches beside the prompt and the output (--sam-corpus).
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "bench_timing.h"
@@ -33,6 +34,11 @@ int run_sam_corpus(const Args& args) {
   if (!parse(args, desc, vm, "usage: specd calibrate sam-corpus [--model DIR] [--prompts FILE] --out FILE")) return 0;
   if (max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
 
+  // The output's folder first: a bad --out should fail before minutes of decoding, not after.
+  const std::filesystem::path parent = std::filesystem::path(out_path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) input_error("--out", "cannot create " + parent.string() + ": " + error.message());
   const std::vector<WorkloadItem> items = read_workload(prompts_path);
   if (items.empty()) input_error(prompts_path, "holds no prompts");
   ModelFiles files = open_model_files(model_dir, "", device);

@@ -27,5 +27,9 @@ echo
 echo "== specd bench (demo draft) =="
 "$specd" bench --model "$draft" --repeats 5
 echo
-echo "== specd bench --methods (every method against AR, 2 prompts per workload category) =="
-"$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam --max-prompts 2 --repeats 1
+echo "== specd calibrate sam-corpus (SAM-Decoding's static corpus: the target's answers to the calibration prompts) =="
+"$specd" calibrate sam-corpus --model "$target" --out artifacts/demo-target/sam-corpus.json
+echo
+echo "== specd bench --methods (every method against AR, 2 prompts per workload category; sam with the corpus) =="
+"$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam --max-prompts 2 --repeats 1 \
+  --sam-corpus artifacts/demo-target/sam-corpus.json
