@@ -50,3 +50,14 @@ for budget in auto fixed; do
       --repeats "${METHOD_REPEATS:-3}" --json "$out/$name.json" --traces "$out/$name.sqlite" | tee "$out/$name.txt"
   done
 done
+
+# Summarization, the category where the gains are smallest, with more repeats per prompt (steadier
+# timing, so the 95% intervals reflect the prompts rather than the machine).
+for sam in dynamic corpus; do
+  name=summarization-t0-r7$([ $sam = corpus ] && echo -sam-corpus || true)
+  corpus_option=()
+  [ $sam = corpus ] && corpus_option=(--sam-corpus "$corpus")
+  echo "== specd bench --methods pld,sam --categories summarization --repeats 7 (sam $sam) ==" >&2
+  "$specd" bench --methods pld,sam --categories summarization "${corpus_option[@]}" --max-prompts 40 --repeats 7 \
+    --json "$out/$name.json" | tee "$out/$name.txt"
+done
