@@ -21,7 +21,7 @@ class DraftModelRunner {
   explicit DraftModelRunner(std::shared_ptr<const LlamaModel> model);
 
   const LlamaModel& model() const { return *model_; }
-  void reset();
+  void reset();  // empties the cache for a new request (keeps its memory)
   // Logits [vocab] (CPU, float32) after the last of `tokens`.
   at::Tensor sync(const std::vector<int32_t>& tokens);
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
