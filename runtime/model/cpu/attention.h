@@ -2,6 +2,11 @@
 // One query head's attention over the cached keys and values of its KV head, for head sizes that
 // are a multiple of 8 (vectorised) or anything else (scalar). The keys a token sees are a shared
 // prefix of rows [0, prefix) plus a few more rows (its tree ancestors and itself).
+//
+// Both kernels are batch-invariant: a key's score and weight are computed by the same arithmetic
+// wherever its row falls (prefix, tree row, tile or not), so a token's output is bit-identical
+// whether it is decoded alone or verified among others. Greedy speculative decoding must equal AR
+// exactly, and a near-tie decided differently would break that.
 #include <cstdint>
 
 namespace specd::cpu {
