@@ -275,3 +275,31 @@ TEST_CASE("a token's logits are bit-identical alone, in a chain and in a tree", 
   CHECK(at::equal(nodes[3], expected[2]));
   CHECK(at::equal(nodes[5], expected[3]));
 }
+
+// The key-tile copy (KvCache::key_tiles) is trusted for rows [0, key_tiles_rows()): every cache
+// operation that moves or drops rows must lower that mark to the first row it changed.
+TEST_CASE("truncate and commit_path lower the key tiles' valid mark to the first changed row", "[model][kv]") {
+  KvCache cache(1, 1, 32, 16, at::TensorOptions().dtype(at::kFloat));
+  CHECK(cache.key_tiles_rows() == 0);
+  cache.key_tiles(0);
+  cache.advance(12);
+  cache.set_key_tiles_rows(12);
+  cache.truncate(10);
+  CHECK(cache.key_tiles_rows() == 10);
+  cache.advance(2);  // rows written by a forward are not trusted until it says so
+  CHECK(cache.key_tiles_rows() == 10);
+  cache.set_key_tiles_rows(12);
+  cache.advance(4);  // a 4-node tree at rows 12-15; keep nodes 0, 1 and 3
+  cache.commit_path(12, {0, 1, 3});
+  CHECK(cache.length() == 15);
+  CHECK(cache.key_tiles_rows() == 12);  // nothing past the old length was trusted
+  cache.set_key_tiles_rows(15);
+  cache.advance(3);
+  cache.commit_path(15, {0, 2});  // row 16 is replaced by row 17
+  CHECK(cache.key_tiles_rows() == 15);
+  cache.set_key_tiles_rows(17);
+  cache.advance(2);
+  cache.commit_path(15, {0, 1, 2, 3});  // identity: nothing moved
+  CHECK(cache.key_tiles_rows() == 17);
+  CHECK_THROWS(cache.set_key_tiles_rows(33));
+}
