@@ -57,10 +57,6 @@ float dot(const float* a, const float* b, int64_t n) {
   return sum;
 }
 
-void axpy(float alpha, const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
-}
-
 float max_value(const float* v, int64_t n) {
   int64_t i = 0;
   float best = v[0];

@@ -6,8 +6,6 @@
 namespace specd::cpu {
 
 float dot(const float* a, const float* b, int64_t n);
-// y += alpha * x
-void axpy(float alpha, const float* x, float* y, int64_t n);
 // max_i v[i] for n >= 1.
 float max_value(const float* v, int64_t n);
 // The first i with v[i] == max_value (what std::max_element returns), for n >= 1: greedy

@@ -52,6 +52,10 @@ bool batch_attention_supported(int64_t head_dim);
 int64_t batch_attention_scratch(int count, int64_t rows, int64_t head_dim);
 void attend_batch(const QueryBatch& batch, float scale, float* scratch);
 
+// Floats of one KV head's key tiles in a cache of `capacity` rows: blocks of 16 rows, each stored
+// dimension-major ([blocks, head_dim, 16], the layout of KvCache::key_tiles per head).
+inline int64_t key_tiles_per_head(int64_t capacity, int64_t head_dim) { return (capacity + 15) / 16 * head_dim * 16; }
+
 // Copies rows [first, last) of one KV head's keys ([rows, head_dim]) into its tiles.
 void write_key_tiles(const float* keys, int64_t head_dim, int64_t first, int64_t last, float* tiles);
 

@@ -44,20 +44,11 @@ void project(const ModelWeights& weights, const float* x, int64_t rows, const at
   cpu::matmul({x, w.data_ptr(), type, data(bias), y, rows, in, out, accumulate}, threads);
 }
 
-// body(first, last) over rows [0, rows): on the worker threads for a prefill's many rows, on
-// this thread for a decoding step's few, where waking the workers would cost more than the work.
-template <typename Body>
-void for_rows(int64_t rows, int threads, const Body& body) {
-  constexpr int64_t kRowsWorthSharing = 16;
-  if (rows < kRowsWorthSharing || threads <= 1) return body(int64_t{0}, rows);
-  cpu::parallel_for(threads, rows, [&](int64_t first, int64_t last, int) { body(first, last); });
-}
-
 // normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
 void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const at::Tensor& gain, float eps,
                     int threads) {
   const float* g = data(gain);
-  for_rows(rows, threads, [&](int64_t first, int64_t last) {
+  cpu::parallel_rows(rows, threads, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       cpu::rms_normalize(x + i * width, normed + i * width, width, eps);
       for (int64_t j = 0; j < width; ++j) normed[i * width + j] *= g[j];
@@ -157,7 +148,7 @@ void attend_batched(const AttentionShape& s, const float* qkv, const float* keys
       const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
       const int64_t kv_offset = g * s.capacity * s.head_dim;
       cpu::QueryBatch batch;
-      batch.tiles = tiles + g * ((s.capacity + 15) / 16) * s.head_dim * 16;
+      batch.tiles = tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim);
       batch.keys = keys + kv_offset;
       batch.values = values + kv_offset;
       batch.head_dim = s.head_dim;
@@ -233,7 +224,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     float* keys = cache.keys(l).data_ptr<float>();
     float* values = cache.values(l).data_ptr<float>();
     float* tiles = batched ? cache.key_tiles(l) : nullptr;
-    for_rows(n, threads, [&](int64_t first, int64_t last) {
+    cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         float* row = &ws.qkv[i * qkv_width];
         const int64_t pos = plan.positions[i];
@@ -248,7 +239,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     if (batched) {
       for (int64_t g = 0; g < kv_heads; ++g)
         cpu::write_key_tiles(keys + g * cache.capacity() * head_dim, head_dim, tiles_from, past + n,
-                             tiles + g * ((cache.capacity() + 15) / 16) * head_dim * 16);
+                             tiles + g * cpu::key_tiles_per_head(cache.capacity(), head_dim));
       attend_batched(shape, ws.qkv.data(), keys, values, tiles, ws.seen, ws.attended.data(), ws.scores, threads);
     } else {
       attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
@@ -257,7 +248,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
     project(weights, ws.normed.data(), n, w.gate_up, 2 * inter, hidden, {}, ws.gate_up.data(), false, threads);
-    for_rows(n, threads, [&](int64_t first, int64_t last) {
+    cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         const float* row = &ws.gate_up[i * 2 * inter];
         cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);

@@ -127,11 +127,7 @@ const uint32_t* round_activations(const MatmulArgs& a, int64_t pairs, int thread
   thread_local std::vector<uint32_t> buffer;
   if (buffer.size() < static_cast<size_t>(a.rows * pairs)) buffer.resize(static_cast<size_t>(a.rows * pairs));
   uint32_t* rounded = buffer.data();  // this thread's buffer: workers name their own `buffer`
-  // A prefill's rows are shared out; a decoding step's few are not worth waking the workers.
-  if (a.rows >= 16 && threads > 1)
-    parallel_for(threads, a.rows, [&](int64_t first, int64_t last, int) { round_rows(a, pairs, first, last, rounded); });
-  else
-    round_rows(a, pairs, 0, a.rows, rounded);
+  parallel_rows(a.rows, threads, [&](int64_t first, int64_t last) { round_rows(a, pairs, first, last, rounded); });
   return rounded;
 }
 

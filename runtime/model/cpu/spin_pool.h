@@ -16,4 +16,14 @@ namespace specd::cpu {
 // thread is already using the pool, the caller runs everything itself.
 void parallel_for(int threads, int64_t tasks, const std::function<void(int64_t, int64_t, int)>& body);
 
+// body(first, last) over rows [0, rows) of row-wise work (norms, activations, rounding): on the
+// workers for a prefill's many rows, on this thread for a decoding step's few, where waking the
+// workers would cost more than the work.
+template <typename Body>
+void parallel_rows(int64_t rows, int threads, const Body& body) {
+  constexpr int64_t kRowsWorthSharing = 16;
+  if (rows < kRowsWorthSharing || threads <= 1) return body(int64_t{0}, rows);
+  parallel_for(threads, rows, [&](int64_t first, int64_t last, int) { body(first, last); });
+}
+
 }  // namespace specd::cpu
