@@ -1,23 +1,19 @@
 #include "spec/sam_corpus.h"
 
-#include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
 #include "io/json_reader.h"
 #include "io/read_file.h"
 #include "util/error.h"
+#include "util/fnv1a.h"
 
 namespace specd {
 
 std::string file_fnv1a(const std::string& path) {
-  const std::string bytes = read_whole_file(path);
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char byte : bytes) hash = (hash ^ byte) * 1099511628211ull;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return hex;
+  uint64_t hash = kFnv1aOffset;
+  for (unsigned char byte : read_whole_file(path)) hash = fnv1a_byte(hash, byte);
+  return hash_hex(hash);
 }
 
 SamCorpus read_sam_corpus(const std::string& path) {

@@ -1,21 +1,16 @@
 #include "trace/trace_records.h"
 
-#include <cstdio>
+#include "util/fnv1a.h"
 
 namespace specd {
 
 std::string token_hash(const std::vector<int32_t>& tokens) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  uint64_t hash = kFnv1aOffset;
   for (int32_t token : tokens) {
     const auto bits = static_cast<uint32_t>(token);
-    for (int byte = 0; byte < 4; ++byte) {
-      hash ^= (bits >> (8 * byte)) & 0xffu;
-      hash *= 0x100000001b3ULL;
-    }
+    for (int byte = 0; byte < 4; ++byte) hash = fnv1a_byte(hash, static_cast<unsigned char>(bits >> (8 * byte)));
   }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  return hash_hex(hash);
 }
 
 }  // namespace specd
