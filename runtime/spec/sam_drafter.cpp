@@ -20,10 +20,8 @@ SamDrafter::SamDrafter(SamOptions options, Drafter* fallback, const StaticSam* c
 void SamDrafter::begin(const std::vector<int32_t>& prompt) {
   automaton_.clear();
   automaton_.reserve(prompt.size() + 1024);
-  for (int32_t token : prompt) automaton_.append(token);
   corpus_match_ = {};
-  if (corpus_)
-    for (int32_t token : prompt) corpus_match_ = corpus_->automaton().transfer(corpus_match_, token);
+  commit(prompt.data(), prompt.data() + prompt.size());
   last_match_length_ = 0;
   last_used_fallback_ = false;
   if (fallback_) fallback_->begin(prompt);
@@ -31,25 +29,27 @@ void SamDrafter::begin(const std::vector<int32_t>& prompt) {
 
 void SamDrafter::observe(const StepFeedback& feedback) {
   // Only committed tokens enter the automaton; the next root waits until it is committed.
-  for (int32_t token : feedback.committed_now) automaton_.append(token);
-  if (corpus_)
-    for (int32_t token : feedback.committed_now) corpus_match_ = corpus_->automaton().transfer(corpus_match_, token);
+  const std::vector<int32_t>& now = feedback.committed_now;
+  commit(now.data(), now.data() + now.size());
   if (fallback_) fallback_->observe(feedback);
+}
+
+void SamDrafter::commit(const int32_t* first, const int32_t* last) {
+  for (const int32_t* token = first; token != last; ++token) {
+    automaton_.append(*token);
+    if (corpus_) corpus_match_ = corpus_->automaton().transfer(corpus_match_, *token);
+  }
 }
 
 void SamDrafter::sync(const std::vector<int32_t>& committed) {
   const std::vector<int32_t>& text = automaton_.text();
   const size_t seen = text.size();
-  const bool rebuild = seen > committed.size() || (seen > 0 && text.back() != committed[seen - 1]);
-  if (rebuild) {
+  if (seen > committed.size() || (seen > 0 && text.back() != committed[seen - 1])) {
     automaton_.clear();
     automaton_.reserve(committed.size() + 1024);
     corpus_match_ = {};
   }
-  const size_t from = automaton_.text().size();
-  for (size_t i = from; i < committed.size(); ++i) automaton_.append(committed[i]);
-  if (corpus_)
-    for (size_t i = from; i < committed.size(); ++i) corpus_match_ = corpus_->automaton().transfer(corpus_match_, committed[i]);
+  commit(committed.data() + automaton_.text().size(), committed.data() + committed.size());
 }
 
 DraftTree SamDrafter::propose(const DraftRequest& request) {

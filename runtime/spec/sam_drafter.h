@@ -61,6 +61,8 @@ class SamDrafter : public Drafter {
   // Brings the automaton to `committed` (observe() normally did it already; this checks the
   // length and last token, and rebuilds when they disagree).
   void sync(const std::vector<int32_t>& committed);
+  // Committed tokens: into the dynamic automaton, and through the corpus's match cursor.
+  void commit(const int32_t* first, const int32_t* last);
 
   SamOptions options_;
   Drafter* fallback_;
