@@ -8,13 +8,15 @@
 #include <iostream>
 #include <random>
 
-#include "bench_timing.h"
+#include "bench/forward_cost.h"
+#include "bench/statistics.h"
 #include "decode/autoregressive.h"
 #include "model/cpu_threads.h"
 #include "model/llama_model.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace specd::cli {
 namespace {
@@ -76,7 +78,7 @@ int run_bench(const Args& args) {
   for (int64_t n : forward_sizes)
     if (prefix + n > context) input_error("--forward-sizes", "prefix + " + std::to_string(n) + " exceeds the context");
 
-  BenchProgress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()));
+  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()), "bench", "measurements");
   nlohmann::json report;
   report["model"] = model_dir;
   report["device"] = device.name;

@@ -1,82 +1,273 @@
-// specd calibrate: offline work per model pair. For now one part: sam-corpus, SAM-Decoding's
-// static corpus (spec/sam_corpus.h): the target's own greedy answers to the calibration prompts,
-// which the sam method then searches beside the prompt and the output (--sam-corpus).
+// specd calibrate: offline work per model pair, written into the pair's artifact directory
+// (runtime/artifact/artifact.h). csd: the rejection pairs of standard speculative decoding (CSD's
+// correction memory); sam-corpus: the target's greedy answers (SAM-Decoding's static corpus).
+// Parsing, loading and printing only: the work is in calibrate/.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
-#include "bench_timing.h"
+#include "artifact/artifact_reader.h"
+#include "artifact/csd_pairs.h"
+#include "artifact/fingerprint.h"
+#include "calibrate/artifact_writer.h"
+#include "calibrate/calibration_journal.h"
+#include "calibrate/csd_calibration.h"
 #include "commands.h"
 #include "decode/autoregressive.h"
+#include "io/sha256.h"
+#include "method_options.h"
 #include "model/llama_model.h"
 #include "model_files.h"
 #include "options.h"
-#include "spec/sam_corpus.h"
 #include "util/error.h"
+#include "util/progress.h"
 #include "workload/workload.h"
 
 namespace specd::cli {
 namespace {
 
-int run_sam_corpus(const Args& args) {
-  std::string model_dir, prompts_path, out_path;
-  int64_t max_new_tokens = 0;
-  DeviceSpec device;
-  po::options_description desc("specd calibrate sam-corpus");
-  desc.add_options()
-      ("model", po::value(&model_dir)->default_value(default_model_dir()), "target model directory")
-      ("prompts", po::value(&prompts_path)->default_value(data_dir() + "/calibration/prompts.jsonl"),
-       "calibration prompts (workload format); keep them apart from the prompts you measure on")
-      ("max-new-tokens", po::value(&max_new_tokens)->default_value(0), "tokens per answer (0: each prompt's max_new_tokens)")
-      ("out", po::value(&out_path)->required(), "corpus file to write (JSON)");
-  add_device_options(desc, device);
-  po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd calibrate sam-corpus [--model DIR] [--prompts FILE] --out FILE")) return 0;
-  if (max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
+std::string joined(const Args& args, const std::string& part) {
+  std::string line = "specd calibrate " + part;
+  for (const auto& a : args) line += " " + a;
+  return line;
+}
 
-  // The output's folder first: a bad --out should fail before minutes of decoding, not after.
-  const std::filesystem::path parent = std::filesystem::path(out_path).parent_path();
-  std::error_code error;
-  if (!parent.empty()) std::filesystem::create_directories(parent, error);
-  if (error) input_error("--out", "cannot create " + parent.string() + ": " + error.message());
-  const std::vector<WorkloadItem> items = read_workload(prompts_path);
-  if (items.empty()) input_error(prompts_path, "holds no prompts");
-  ModelFiles files = open_model_files(model_dir, "", device);
-  SamCorpus corpus;
-  corpus.tokenizer_fnv1a = file_fnv1a(model_dir + "/tokenizer.json");
-  corpus.vocab_size = files.model->config().vocab_size;
-  corpus.source = "greedy answers of " + model_dir + " to the " + std::to_string(items.size()) + " prompts of " + prompts_path +
-                  (max_new_tokens ? ", at most " + std::to_string(max_new_tokens) + " tokens each" : "");
-  BenchProgress progress(static_cast<int64_t>(items.size()), "calibrate sam-corpus");
-  int64_t tokens = 0;
-  for (const WorkloadItem& item : items) {
+void parse_shard(const std::string& text, int32_t& index, int32_t& count) {
+  const size_t slash = text.find('/');
+  try {
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    index = std::stoi(text.substr(0, slash));
+    count = std::stoi(text.substr(slash + 1));
+  } catch (const std::exception&) {
+    input_error("--shard", "must be I/N, e.g. 0/4 (got '" + text + "')");
+  }
+  if (count < 1 || index < 0 || index >= count) input_error("--shard", "needs 0 <= I < N (got '" + text + "')");
+}
+
+// The artifact to add a calibration to: the one already in `out` (bound to the same pair), or a
+// new one for the pair.
+Artifact artifact_for(const std::string& out, const std::string& target_dir, const std::string& draft_dir) {
+  if (std::filesystem::exists(out) && !std::filesystem::is_empty(out)) {
+    Artifact existing = read_artifact(out);
+    check_pair(out, existing, target_dir, draft_dir);
+    existing.created_at.clear();
+    existing.tool_version.clear();
+    existing.git_commit.clear();
+    return existing;
+  }
+  Artifact artifact;
+  artifact.target = fingerprint_model(target_dir);
+  if (!draft_dir.empty()) artifact.draft = fingerprint_model(draft_dir);
+  return artifact;
+}
+
+// Options every calibration shares.
+struct CommonArgs {
+  std::string target_dir, draft_dir, prompts_path, out;
+  std::string shard = "0/1";
+  int32_t shard_index = 0, shard_count = 1;
+  int64_t max_prompts = 0, max_new_tokens = 0;
+  bool resume = false;
+  DeviceSpec device;
+};
+
+void add_common(po::options_description& desc, CommonArgs& a, bool with_draft) {
+  desc.add_options()
+      ("target", po::value(&a.target_dir)->default_value(default_model_dir()), "target model directory")
+      ("prompts", po::value(&a.prompts_path)->default_value(data_dir() + "/calibration/prompts.jsonl"),
+       "calibration prompts (workload format); keep them apart from the prompts you measure on")
+      ("max-prompts", po::value(&a.max_prompts)->default_value(0), "use only the first N prompts (0: all)")
+      ("max-new-tokens", po::value(&a.max_new_tokens)->default_value(0), "tokens per answer (0: each prompt's max_new_tokens)")
+      ("out", po::value(&a.out)->required(), "the pair's artifact directory (created, or added to)")
+      ("resume", po::bool_switch(&a.resume), "continue an interrupted run of the same command from its last finished prompt")
+      ("shard", po::value(&a.shard)->default_value("0/1"), "I/N: calibrate prompts I, I+N, I+2N, ... (merge shards with specd artifact merge)");
+  if (with_draft) desc.add_options()("draft", po::value(&a.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory");
+  add_device_options(desc, a.device);
+}
+
+std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenance, const std::string& command_line) {
+  if (a.max_prompts < 0) input_error("--max-prompts", "must not be negative");
+  if (a.max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
+  parse_shard(a.shard, a.shard_index, a.shard_count);
+  // A bad --out fails now, not after minutes of decoding.
+  check_output_directory(a.out);
+  std::vector<WorkloadItem> items = read_workload(a.prompts_path);
+  if (a.max_prompts > 0 && static_cast<int64_t>(items.size()) > a.max_prompts) items.resize(a.max_prompts);
+  if (items.empty()) input_error(a.prompts_path, "holds no prompts");
+  provenance.command_line = command_line;
+  provenance.prompts_path = a.prompts_path;
+  provenance.prompts_sha256 = sha256_file(a.prompts_path);
+  provenance.prompt_count = static_cast<int64_t>(items.size());
+  provenance.shard_index = a.shard_index;
+  provenance.shard_count = a.shard_count;
+  return items;
+}
+
+// The journal's identity: what must not change between an interrupted run and its --resume.
+nlohmann::json identity(const char* policy, const Artifact& pair, const CalibrationProvenance& p) {
+  return {{"policy", policy},
+          {"target", pair.target.config_sha256 + pair.target.embedding_sha256 + pair.target.tokenizer_sha256},
+          {"draft", pair.draft ? pair.draft->config_sha256 + pair.draft->embedding_sha256 : ""},
+          {"prompts_sha256", p.prompts_sha256}, {"prompt_count", p.prompt_count}, {"shard", {p.shard_index, p.shard_count}},
+          {"seed", p.seed}, {"sampling", {p.temperature, p.top_k, p.top_p}}, {"options", p.options}};
+}
+
+void set_threshold(Artifact& artifact, const std::string& policy, const std::string& name, double value, const std::string& source) {
+  for (Threshold& t : artifact.thresholds)
+    if (t.policy == policy && t.name == name) return;  // a swept value stays
+  artifact.thresholds.push_back(Threshold{policy, name, value, source});
+}
+
+std::string token_text(const Tokenizer& tokenizer, int32_t id) {
+  std::string text = tokenizer.decode({id}, /*skip_special_tokens=*/false);
+  std::string shown;
+  for (char c : text) shown += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t") : std::string(1, c);
+  return "'" + shown + "'";
+}
+
+int run_csd(const Args& args) {
+  CommonArgs a;
+  CsdCalibrationOptions options;
+  options.sampling.temperature = 0.6;
+  po::options_description desc("specd calibrate csd");
+  add_common(desc, a, /*with_draft=*/true);
+  desc.add_options()
+      ("gamma", po::value(&options.gamma)->default_value(6), "draft chain length")
+      ("temperature", po::value(&options.sampling.temperature)->default_value(0.6), "sampling temperature of the calibration runs")
+      ("top-k", po::value(&options.sampling.top_k)->default_value(0), "target and draft top-k")
+      ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "target and draft top-p")
+      ("seed", po::value(&options.sampling.seed)->default_value(0), "prompt i is decoded with seed + i");
+  po::variables_map vm;
+  if (!parse(args, desc, vm, "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--resume] [--shard I/N]")) return 0;
+  validate(options.sampling);
+  if (options.gamma < 1) input_error("--gamma", "must be at least 1");
+  CalibrationProvenance provenance;
+  const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "csd"));
+  options.shard_index = a.shard_index;
+  options.shard_count = a.shard_count;
+  options.max_new_tokens = a.max_new_tokens;
+  provenance.seed = options.sampling.seed;
+  provenance.temperature = options.sampling.temperature;
+  provenance.top_k = options.sampling.top_k;
+  provenance.top_p = options.sampling.top_p;
+  provenance.options = {{"gamma", options.gamma}, {"max_new_tokens", a.max_new_tokens}};
+
+  ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  std::shared_ptr<const LlamaModel> draft = LlamaModel::load(a.draft_dir, a.device);
+  if (draft->config().vocab_size != files.model->config().vocab_size)
+    input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
+  Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
+  const std::string journal_path = a.out + ".csd-journal.sqlite";
+  CalibrationJournal journal(journal_path, identity(kCsdPolicy, artifact, provenance), a.resume);
+
+  const std::vector<int32_t> owned = shard_prompts(static_cast<int64_t>(items.size()), a.shard_index, a.shard_count);
+  const size_t already = journal.finished_prompts(kCsdPolicy).size();
+  if (already) std::fprintf(stderr, "calibrate csd: resuming, %zu of %zu prompts already done\n", already, owned.size());
+  Progress progress(static_cast<int64_t>(owned.size() - already), "calibrate csd", "prompts");
+  collect_csd_rejections(*files.model, draft, files.tokenizer, items, files.stop_tokens, options, journal, progress);
+  progress.done();
+
+  CsdCalibration csd;
+  csd.provenance = provenance;
+  csd.prompts = journal.prompts(kCsdPolicy);
+  csd.rejections = journal.rejections(kCsdPolicy);
+  double wall_ms = 0;
+  int64_t drafted = 0, accepted = 0, tokens = 0;
+  for (CalibratedPrompt& p : csd.prompts) wall_ms += p.wall_ms, drafted += p.drafted, accepted += p.accepted, tokens += p.new_tokens;
+  csd.provenance.wall_s = wall_ms / 1000.0;
+  csd.pairs = summarize_pairs(csd.rejections);
+  artifact.csd = csd;
+  set_threshold(artifact, kCsdPolicy, "lambda", 6, "paper default (csd.md 5.1)");
+  set_threshold(artifact, kCsdPolicy, "tau", 0.01, "paper default (csd.md 5.1)");
+  write_artifact(a.out, artifact);
+  journal.remove();
+
+  const auto& pairs = csd.pairs;
+  const double minutes = wall_ms / 60000.0;
+  std::printf("wrote %s: CSD calibration of %s with %s, shard %d/%d\n", a.out.c_str(), a.target_dir.c_str(), a.draft_dir.c_str(),
+              a.shard_index, a.shard_count);
+  std::printf("  %zu prompts, %lld new tokens, %.1f%% of %lld drafted tokens accepted (gamma %d, T=%.2f)\n", csd.prompts.size(),
+              static_cast<long long>(tokens), drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted), options.gamma,
+              options.sampling.temperature);
+  std::printf("  %zu rejections in %zu distinct (draft, target) pairs; decoding took %.1f s: %.1f prompts/min, %.0f rejections/min\n",
+              csd.rejections.size(), pairs.size(), wall_ms / 1000.0, minutes > 0 ? csd.prompts.size() / minutes : 0.0,
+              minutes > 0 ? csd.rejections.size() / minutes : 0.0);
+  std::printf("  Pareto shape: the top 20%% of pairs cover %.1f%% of the rejections (the paper saw 69%%)\n",
+              100.0 * pareto_share(pairs, 0.2));
+  std::printf("  top pairs (draft -> target: count, median logit gap z(draft) - z(target) in nats):\n");
+  for (size_t i = 0; i < std::min<size_t>(10, pairs.size()); ++i)
+    std::printf("    %-14s -> %-14s %5lld  %6.2f\n", token_text(files.tokenizer, pairs[i].draft_token).c_str(),
+                token_text(files.tokenizer, pairs[i].target_token).c_str(), static_cast<long long>(pairs[i].count), pairs[i].gap_median);
+  return 0;
+}
+
+int run_sam_corpus(const Args& args) {
+  CommonArgs a;
+  po::options_description desc("specd calibrate sam-corpus");
+  add_common(desc, a, /*with_draft=*/false);
+  desc.add_options()("draft", po::value(&a.draft_dir), "the pair's draft model, when the artifact is for a pair (binds it)");
+  po::variables_map vm;
+  if (!parse(args, desc, vm, "usage: specd calibrate sam-corpus [--target T] [--prompts F] --out DIR [--resume] [--shard I/N]")) return 0;
+  CalibrationProvenance provenance;
+  const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "sam-corpus"));
+  provenance.options = {{"max_new_tokens", a.max_new_tokens}};
+  ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
+  CalibrationJournal journal(a.out + ".sam-corpus-journal.sqlite", identity(kSamCorpusPolicy, artifact, provenance), a.resume);
+  const std::set<int32_t> done = journal.finished_prompts(kSamCorpusPolicy);
+  const std::vector<int32_t> owned = shard_prompts(static_cast<int64_t>(items.size()), a.shard_index, a.shard_count);
+  Progress progress(static_cast<int64_t>(owned.size() - done.size()), "calibrate sam-corpus", "prompts");
+  for (int32_t index : owned) {
+    if (done.count(index)) continue;
+    const WorkloadItem& item = items[index];
     GenerateOptions options;
-    options.max_new_tokens = max_new_tokens ? max_new_tokens : item.max_new_tokens;
+    options.max_new_tokens = a.max_new_tokens ? a.max_new_tokens : item.max_new_tokens;
     options.stop_tokens = files.stop_tokens;
     const std::vector<int32_t> prompt = files.tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
     if (static_cast<int64_t>(prompt.size()) + 1 >= files.model->context_length())
-      input_error(prompts_path, "prompt " + item.id + " does not fit the model's context");
+      input_error(a.prompts_path, "prompt " + item.id + " does not fit the model's context");
     GenerateOutput out = generate_autoregressive(*files.model, prompt, options);
-    tokens += static_cast<int64_t>(out.tokens.size());
-    corpus.documents.push_back(std::move(out.tokens));
+    CalibratedPrompt record;
+    record.index = index;
+    record.id = item.id;
+    record.category = item.category;
+    record.prompt_tokens = static_cast<int64_t>(prompt.size());
+    record.new_tokens = static_cast<int64_t>(out.tokens.size());
+    record.steps = record.new_tokens;
+    record.wall_ms = out.stats.prefill_ms + out.stats.decode_ms;
+    journal.record_document(kSamCorpusPolicy, record, out.tokens);
     progress.step("answer");
   }
   progress.done();
-  write_sam_corpus(out_path, corpus);
-  std::printf("wrote %s: %zu documents, %lld tokens\n", out_path.c_str(), corpus.documents.size(), static_cast<long long>(tokens));
+  SamCorpusCalibration corpus;
+  corpus.provenance = provenance;
+  corpus.prompts = journal.prompts(kSamCorpusPolicy);
+  corpus.documents = journal.documents(kSamCorpusPolicy);
+  int64_t tokens = 0;
+  double wall_ms = 0;
+  for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens, wall_ms += p.wall_ms;
+  corpus.provenance.wall_s = wall_ms / 1000.0;
+  artifact.sam_corpus = corpus;
+  write_artifact(a.out, artifact);
+  journal.remove();
+  std::printf("wrote %s: SAM static corpus, %zu documents, %lld tokens\n", a.out.c_str(), corpus.documents.size(), static_cast<long long>(tokens));
   return 0;
 }
 
 }  // namespace
 
 int run_calibrate(const Args& args) {
-  const std::string usage = "usage: specd calibrate sam-corpus [options]   (specd calibrate sam-corpus --help)";
+  const std::string usage = "usage: specd calibrate csd|sam-corpus [options]   (specd calibrate PART --help)";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::printf("%s\n\nsam-corpus   SAM-Decoding's static corpus: the target's greedy answers to calibration prompts\n", usage.c_str());
+    std::printf("%s\n\ncsd          CSD's correction memory: rejection pairs of standard speculative decoding\n"
+                "sam-corpus   SAM-Decoding's static corpus: the target's greedy answers to calibration prompts\n", usage.c_str());
     return 0;
   }
-  if (args[0] == "sam-corpus") return run_sam_corpus(Args(args.begin() + 1, args.end()));
-  input_error("calibrate", "unknown part '" + args[0] + "' (known: sam-corpus)");
+  const Args rest(args.begin() + 1, args.end());
+  if (args[0] == "csd") return run_csd(rest);
+  if (args[0] == "sam-corpus") return run_sam_corpus(rest);
+  input_error("calibrate", "unknown part '" + args[0] + "' (known: csd, sam-corpus)");
 }
 
 }  // namespace specd::cli

@@ -1,13 +1,14 @@
 // specd generate: the continuation of one prompt, by plain autoregressive decoding or by one of
 // the speculative methods (--method), which give the same text at T=0.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "decode/autoregressive.h"
-#include "decode/methods.h"
+#include "speculative/method_registry.h"
 #include "decode/speculative.h"
 #include "decode/text_stream.h"
+#include "artifact/artifact.h"
+#include "calibrate/memory_update.h"
 #include "io/read_file.h"
 #include "model/llama_model.h"
 #include "method_options.h"
@@ -21,7 +22,7 @@
 namespace specd::cli {
 
 int run_generate(const Args& args) {
-  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file, method = "ar";
+  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file, method = "ar", save_memory;
   MethodArgs method_args;
   int64_t prompt_index = 0;
   GenerateOptions options;
@@ -39,7 +40,8 @@ int run_generate(const Args& args) {
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
       ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "keep the most likely tokens up to this mass (1: off)")
       ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling")
-      ("method", po::value(&method)->default_value("ar"), "ar, sd, sd-tree, pld or sam (the speculative ones are lossless)");
+      ("method", po::value(&method)->default_value("ar"), ("decoding method:\n" + methods_help()).c_str())
+      ("save-memory", po::value(&save_memory), "csd: write the artifact with the correction memory as decoding left it to this directory");
   add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
@@ -65,10 +67,10 @@ int run_generate(const Args& args) {
   if (prompt.empty()) input_error(prompt_source, "is empty");
   if (options.max_new_tokens < 1) input_error("--max-new-tokens", "must be at least 1");
   validate(options.sampling);
-  finish_method_options(method_args);
-  const auto& known = method_names();
-  if (std::find(known.begin(), known.end(), method) == known.end())
-    input_error("--method", "unknown method '" + method + "' (known: ar, sd, sd-tree, pld, sam)");
+  finish_method_options(method_args, vm);
+  const MethodInfo& info = find_method(method);
+  if (!save_memory.empty() && info.calibration != "csd") input_error("--save-memory", "only the csd methods keep a correction memory");
+  if (!save_memory.empty()) check_output_directory(save_memory);
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
   std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, /*add_special_tokens=*/true);
@@ -84,9 +86,9 @@ int run_generate(const Args& args) {
     std::fflush(stdout);
   };
   std::shared_ptr<const LlamaModel> draft;
-  if (method_needs_draft(method) || method == "sam") draft = LlamaModel::load(method_args.draft_dir, device);
-  load_sam_corpus(method_args, tokenizer_path.empty() ? model_dir + "/tokenizer.json" : tokenizer_path, files.model->config());
-  Policy policy = make_method(method, *files.model, draft, options.sampling, method_args.options);
+  if (info.draft != DraftModelUse::None) draft = LlamaModel::load(method_args.draft_dir, device);
+  const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
+  Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_args.options, artifact.get()});
   GenerateOutput out;
   std::string spec_stats;
   if (policy.autoregressive) {
@@ -96,23 +98,34 @@ int run_generate(const Args& args) {
     SpeculativeOutput run = decode_with(*files.model, policy, prompt_ids, options);
     out.tokens = run.tokens;
     out.stats = run.stats;
-    int64_t drafted = 0, accepted = 0;
+    int64_t drafted = 0, accepted = 0, rescued = 0;
     for (const StepTrace& step : run.steps) {
       drafted += step.draft_size;
       accepted += step.accepted_length;
+      rescued += step.rescued + step.relaxed;
     }
     const size_t steps = run.steps.size();
-    char line[160];
+    char line[256];
     std::snprintf(line, sizeof line, " | %s: %zu steps, %.2f tokens/step, %.1f%% of %lld drafted tokens accepted", method.c_str(),
                   steps, steps ? static_cast<double>(steps + accepted) / steps : 0.0,
                   drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted));
     spec_stats = line;
+    if (!policy.lossless) {
+      std::snprintf(line, sizeof line, " | LOSSY: %lld of the accepted tokens were rescued or relaxed, the text may differ from the target's",
+                    static_cast<long long>(rescued));
+      spec_stats += line;
+    }
   }
   std::string rest = stream.finish();
   std::fwrite(rest.data(), 1, rest.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
 
+  if (!save_memory.empty()) {
+    const std::string command = "specd generate --method " + method + " --artifact " + method_args.artifact_dir;
+    write_updated_memory(method_args.artifact_dir, *policy.memory, command, save_memory);
+    std::fprintf(stderr, "wrote %s: the correction memory after this run (%zu pairs)\n", save_memory.c_str(), policy.memory->size());
+  }
   const GenerateStats& s = out.stats;
   std::fprintf(stderr, "prompt tokens: %lld | new tokens: %lld%s | prefill: %.1f ms | decode: %.1f tokens/s (%.2f ms/token)%s\n",
                static_cast<long long>(s.prompt_tokens), static_cast<long long>(s.new_tokens), s.stopped ? " (EOS)" : "",

@@ -1,5 +1,6 @@
 #include "method_options.h"
 
+#include "artifact/artifact_reader.h"
 #include "util/error.h"
 
 namespace specd::cli {
@@ -7,8 +8,10 @@ namespace specd::cli {
 void add_method_options(po::options_description& desc, MethodArgs& args) {
   MethodOptions& m = args.options;
   desc.add_options()
-      ("draft", po::value(&args.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, sam's fallback)")
-      ("gamma", po::value(&m.gamma)->default_value(4), "sd: drafted chain length")
+      ("draft", po::value(&args.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, csd, sam's fallback)")
+      ("artifact", po::value(&args.artifact_dir),
+       "the pair's calibration artifact (specd calibrate): CSD's correction memory and thresholds, SAM's static corpus")
+      ("gamma", po::value(&m.gamma)->default_value(4), "sd, csd: drafted chain length")
       ("tree-top-k", po::value(&m.tree.top_k)->default_value(4), "sd-tree: children per expanded node")
       ("tree-depth", po::value(&m.tree.depth)->default_value(5), "sd-tree: levels")
       ("tree-nodes", po::value(&m.tree.nodes)->default_value(16), "sd-tree: drafted nodes per step")
@@ -18,36 +21,52 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
       ("pld-match", po::value(&args.pld_match)->default_value("earliest"), "pld: which occurrence to copy from, earliest or latest")
       ("sam-threshold", po::value(&m.sam.len_threshold)->default_value(5), "sam: shortest match used")
       ("sam-predicts", po::value(&m.sam.n_predicts)->default_value(40), "sam: draft length counting the root")
-      ("sam-corpus", po::value(&args.sam_corpus_path),
-       "sam: static corpus (specd calibrate sam-corpus), searched beside the prompt and output")
-      ("sam-len-bias", po::value(&m.sam.len_bias)->default_value(5), "sam: static matches count this much shorter")
+      ("sam-len-bias", po::value(&m.sam.len_bias)->default_value(5), "sam: static corpus matches count this much shorter")
+      ("csd-lambda", po::value(&m.csd.lambda), "csd: rescue a pair seen at least this often (default: the artifact's, else 6)")
+      ("csd-tau", po::value(&m.csd.tau), "csd: rescue when p(draft)/p(target) >= tau (default: the artifact's, else 0.01)")
       ("draft-budget", po::value(&args.budget_mode)->default_value("auto"),
        "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
        "online acceptance); fixed: always the options' full length");
 }
 
-void finish_method_options(MethodArgs& args) {
+void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
   if (args.budget_mode != "auto" && args.budget_mode != "fixed")
     input_error("--draft-budget", "must be auto or fixed, not '" + args.budget_mode + "'");
   args.options.adaptive_budget = args.budget_mode == "auto";
   if (args.pld_match != "earliest" && args.pld_match != "latest")
     input_error("--pld-match", "must be earliest or latest, not '" + args.pld_match + "'");
   args.options.pld.match = args.pld_match == "latest" ? PldMatch::Latest : PldMatch::Earliest;
+  args.options.csd_lambda_set = vm.count("csd-lambda") > 0;
+  args.options.csd_tau_set = vm.count("csd-tau") > 0;
+  if (args.options.csd_lambda_set && args.options.csd.lambda < 1) input_error("--csd-lambda", "must be at least 1");
+  if (args.options.csd_tau_set && !(args.options.csd.tau > 0 && args.options.csd.tau <= 1)) input_error("--csd-tau", "must be in (0, 1]");
   validate(args.options.sam);
   validate(args.options.pld);
 }
 
-void load_sam_corpus(MethodArgs& args, const std::string& tokenizer_path, const ModelConfig& target) {
-  const std::string& path = args.sam_corpus_path;
-  if (path.empty()) return;
-  SamCorpus corpus = read_sam_corpus(path);
-  if (corpus.tokenizer_fnv1a != file_fnv1a(tokenizer_path))
-    input_error(path, "was made with another tokenizer than " + tokenizer_path + " (rebuild it with specd calibrate sam-corpus)");
-  if (corpus.vocab_size != target.vocab_size)
-    input_error(path, "holds ids of a " + std::to_string(corpus.vocab_size) + "-token vocabulary; the target has " +
-                          std::to_string(target.vocab_size));
-  const int32_t separator = target.eos_token_ids.empty() ? 0 : static_cast<int32_t>(target.eos_token_ids[0]);
-  args.options.sam_corpus = std::make_shared<const StaticSam>(corpus, separator);
+std::string methods_help() {
+  std::string text;
+  for (const MethodInfo& m : method_registry()) text += "  " + m.name + std::string(m.name.size() < 14 ? 14 - m.name.size() : 1, ' ') + m.summary + "\n";
+  return text;
+}
+
+bool uses_draft_model(const std::vector<std::string>& methods) {
+  for (const auto& m : methods)
+    if (find_method(m).draft != DraftModelUse::None) return true;
+  return false;
+}
+
+std::shared_ptr<const Artifact> load_artifact(const MethodArgs& args, const std::string& target_dir, bool draft_loaded) {
+  if (args.artifact_dir.empty()) return nullptr;
+  // What deployment needs: the manifest, CSD's pairs and thresholds, SAM's documents (not the
+  // calibration samples).
+  ArtifactReader reader(args.artifact_dir);
+  reader.check_pair(target_dir, draft_loaded && reader.manifest().draft ? args.draft_dir : "");
+  auto artifact = std::make_shared<Artifact>(reader.manifest());
+  if (artifact->csd) artifact->csd->pairs = reader.csd_pairs();
+  if (artifact->sam_corpus) artifact->sam_corpus->documents = reader.sam_corpus_documents();
+  artifact->thresholds = reader.thresholds();
+  return artifact;
 }
 
 }  // namespace specd::cli

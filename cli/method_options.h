@@ -1,11 +1,15 @@
 #pragma once
-// The options that define a decoding method (draft lengths, trees, PLD, SAM, the draft budget),
-// shared by specd generate --method and specd bench --methods.
+// The options that define a decoding method (draft lengths, trees, PLD, SAM, CSD, the draft
+// budget, the artifact), shared by specd generate --method and specd bench --methods.
+#include <memory>
 #include <string>
 
-#include "decode/methods.h"
-#include "io/model_config.h"
 #include "options.h"
+#include "speculative/method_registry.h"
+
+namespace specd {
+struct Artifact;
+}
 
 namespace specd::cli {
 
@@ -13,16 +17,20 @@ struct MethodArgs {
   MethodOptions options;
   std::string draft_dir;
   std::string budget_mode = "auto";
-  std::string sam_corpus_path;
   std::string pld_match = "earliest";
+  std::string artifact_dir;  // "" for none
 };
 
-// Adds --draft, --gamma, --tree-*, --pld-*, --sam-* and --draft-budget.
+// Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-* and --draft-budget.
 void add_method_options(po::options_description& desc, MethodArgs& args);
 // Checks what parsing cannot (InputError naming the option) and applies --draft-budget.
-void finish_method_options(MethodArgs& args);
-// Loads --sam-corpus, if given, for a target whose tokenizer is `tokenizer_path`: InputError naming
-// the file when it was made with another tokenizer or vocabulary.
-void load_sam_corpus(MethodArgs& args, const std::string& tokenizer_path, const ModelConfig& target);
+void finish_method_options(MethodArgs& args, const po::variables_map& vm);
+// "method: summary" lines of every registered method, for --help texts.
+std::string methods_help();
+// True when one of `methods` runs a draft model (required, or SAM's optional fallback).
+bool uses_draft_model(const std::vector<std::string>& methods);
+// Reads --artifact (null when not given) and binds it to the target and, when one is loaded, the
+// draft: InputError naming the artifact and the first difference otherwise.
+std::shared_ptr<const Artifact> load_artifact(const MethodArgs& args, const std::string& target_dir, bool draft_loaded);
 
 }  // namespace specd::cli

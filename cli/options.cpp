@@ -1,6 +1,9 @@
 #include "options.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "util/error.h"
@@ -27,6 +30,17 @@ bool parse(const Args& args, const po::options_description& options, po::variabl
   }
   po::notify(vm);
   return true;
+}
+
+void check_output_directory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) input_error("output directory", "is empty");
+  fs::path parent = fs::absolute(dir).parent_path();
+  std::error_code error;
+  fs::create_directories(parent, error);
+  if (error) input_error(dir, "cannot create its parent directory: " + error.message());
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) input_error(dir, "its parent directory " + parent.string() + " is not writable");
+  if (fs::exists(dir) && !fs::is_directory(dir)) input_error(dir, "exists and is not a directory");
 }
 
 std::string data_dir() {

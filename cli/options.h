@@ -17,6 +17,10 @@ void add_device_options(po::options_description& options, DeviceSpec& device);
 // Parses args into `vm`; returns false (after printing usage to stdout) when --help was given.
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage);
 
+// An output directory a long command will write at the end: its parent is created when missing
+// and must be writable, checked before the work starts (InputError naming the option's value).
+void check_output_directory(const std::string& dir);
+
 // $SPECD_DATA, or the data/ directory of the source tree this binary was built from.
 std::string data_dir();
 // The demo target model (data/models/demo-target), used when a command names no --model.

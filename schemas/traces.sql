@@ -1,4 +1,4 @@
--- specd per-step traces, schema version 1 (PRAGMA user_version).
+-- specd per-step traces, schema version 2 (PRAGMA user_version).
 -- One run = one method over a set of requests; one step = one speculative draft/verify/accept
 -- cycle. A request's row and all its steps are written in one transaction, so a run that dies
 -- leaves only complete requests behind. Times are milliseconds; entropies are nats.
@@ -44,8 +44,16 @@ CREATE TABLE steps (
   verify_ms        REAL NOT NULL,
   accept_ms        REAL NOT NULL,
   lossless         INTEGER NOT NULL CHECK (lossless IN (0, 1)),
+  -- version 2: the pruner stage and lossy verdicts
+  pruned            INTEGER NOT NULL DEFAULT 0,  -- drafted nodes a pruner removed before verification
+  rescued           INTEGER NOT NULL DEFAULT 0,  -- accepted tokens the lossless test rejected, rescued (CSD)
+  relaxed           INTEGER NOT NULL DEFAULT 0,  -- ... accepted by a relaxed test (ReSpec, ARC)
+  accepted_verdicts TEXT NOT NULL DEFAULT '',    -- one letter per accepted drafted token when any was
+                                                 -- rescued or relaxed: A accepted, C rescued, X relaxed
+  decision_scores   TEXT,                        -- JSON array, the score that decided each rescued or
+                                                 -- relaxed token (CSD: logit gap z(draft) - z(target))
   PRIMARY KEY (run_id, request, step),
   FOREIGN KEY (run_id, request) REFERENCES requests(run_id, request) ON DELETE CASCADE
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

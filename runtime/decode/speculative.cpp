@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "model/llama_model.h"
-#include "trace/step_metrics.h"
+#include "speculative/step_metrics.h"
 #include "util/error.h"
 
 namespace specd {
@@ -26,6 +27,44 @@ void check_limits(const DraftTree& tree, const DraftRequest& request, int64_t vo
     if (tree.depths[i] > request.max_depth) throw std::logic_error("drafter exceeded max_depth");
     if (tree.tokens[i] < 0 || tree.tokens[i] >= vocab) throw std::logic_error("drafter proposed a token outside the vocabulary");
   }
+}
+
+// The parts of a forward's outputs a drafter asked for, at the given rows (tree nodes or prompt
+// positions) in order.
+TargetOutputs target_outputs(const DrafterNeeds& needs, const at::Tensor& logits, const std::vector<at::Tensor>& hidden,
+                             const std::vector<int32_t>& rows) {
+  TargetOutputs out;
+  if (needs.target_logits && logits.defined()) {
+    out.logits = logits.data_ptr<float>();
+    out.rows = logits.size(0);
+    out.vocab = logits.size(1);
+  }
+  if (needs.target_entropy && logits.defined())
+    for (int32_t row : rows) out.entropies.push_back(static_cast<float>(softmax_entropy(logits[row].data_ptr<float>(), logits.size(1))));
+  for (const at::Tensor& layer : hidden) {
+    const at::Tensor h = layer.to(at::kCPU, at::kFloat).contiguous();
+    out.hidden_size = h.size(1);
+    std::vector<float> picked;
+    picked.reserve(rows.size() * static_cast<size_t>(out.hidden_size));
+    for (int32_t row : rows) {
+      const float* r = h[row].data_ptr<float>();
+      picked.insert(picked.end(), r, r + out.hidden_size);
+    }
+    out.hidden.push_back(std::move(picked));
+  }
+  return out;
+}
+
+std::string scores_json(const DraftTree& tree, const AcceptResult& result) {
+  std::string json;
+  for (size_t i = 1; i < result.path.size(); ++i) {
+    const NodeVerdict v = result.verdicts[result.path[i]];
+    if (v != NodeVerdict::Rescued && v != NodeVerdict::Relaxed) continue;
+    char number[32];
+    std::snprintf(number, sizeof number, "%.4g", result.scores.empty() ? 0.0 : static_cast<double>(result.scores[result.path[i]]));
+    json += (json.empty() ? "" : ",") + std::string(number);
+  }
+  return json.empty() ? "" : "[" + json + "]";
 }
 
 }  // namespace
@@ -63,16 +102,26 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   };
 
   auto start = Clock::now();
+  const DrafterNeeds needs = drafter.needs();
+  const bool wants_logits = needs.target_logits || needs.target_entropy;
   ForwardRequest prefill;
   prefill.tokens.assign(prompt.begin(), prompt.end());
-  prefill.logits = LogitsWanted::Last;
-  at::Tensor first = target.forward(cache, prefill).logits.to(at::kCPU).contiguous();
+  prefill.logits = needs.prefill && wants_logits ? LogitsWanted::All : LogitsWanted::Last;
+  if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
+  ForwardResult prefilled = target.forward(cache, prefill);
+  at::Tensor prefill_logits = prefilled.logits.to(at::kCPU).contiguous();
+  const float* first = prefill_logits.data_ptr<float>() + (prefill_logits.size(0) - 1) * vocab;
   out.stats.prefill_ms = ms_between(start, Clock::now());
 
   auto decode_start = Clock::now();
   drafter.begin(prompt);
+  if (needs.prefill) {
+    std::vector<int32_t> rows(prompt.size());
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
+    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows));
+  }
   if (options.budget) options.budget->reset();
-  bool going = emit(sampler.sample(first.data_ptr<float>(), vocab));
+  bool going = emit(sampler.sample(first, vocab));
   std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
   while (going) {
     StepTrace record;
@@ -94,13 +143,21 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     DraftTree tree = drafter.propose(request);
     check_limits(tree, request, vocab);
     const int32_t proposal_class = drafter.proposal_class();
+    if (options.pruner) {
+      const int32_t drafted = tree.size();
+      tree = options.pruner->prune(tree);
+      tree.check();
+      record.pruned = drafted - tree.size();
+    }
     auto t1 = Clock::now();
 
     ForwardRequest verify;
     verify.tokens.assign(tree.tokens.begin(), tree.tokens.end());
     verify.parents.assign(tree.parents.begin(), tree.parents.end());
     for (int32_t d : tree.depths) verify.positions.push_back(base + d);
-    at::Tensor logits = target.forward(cache, verify).logits.to(at::kCPU).contiguous();
+    verify.hidden_layers = needs.hidden_layers;
+    ForwardResult verified = target.forward(cache, verify);
+    at::Tensor logits = verified.logits.to(at::kCPU).contiguous();
     auto t2 = Clock::now();
 
     AcceptResult result = acceptor.accept(tree, logits.data_ptr<float>(), vocab, sampler);
@@ -111,7 +168,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     std::vector<int32_t> committed_now;
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
-    drafter.observe(StepFeedback{tree, result, committed_now});
+    if (options.on_step) options.on_step(tree, result, logits.data_ptr<float>(), vocab);
+    drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));
       options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));
@@ -127,6 +185,12 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     record.verify_ms = ms_between(t1, t2);
     record.accept_ms = ms_between(t2, t3);
     record.lossless = result.lossless;
+    record.rescued = result.count(NodeVerdict::Rescued);
+    record.relaxed = result.count(NodeVerdict::Relaxed);
+    if (record.rescued || record.relaxed) {
+      record.accepted_verdicts = accepted_verdicts(result);
+      record.decision_scores = scores_json(tree, result);
+    }
     out.steps.push_back(record);
 
     for (size_t i = 1; i < result.path.size() && going; ++i) going = emit(tree.tokens[result.path[i]]);

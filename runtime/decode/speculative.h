@@ -4,13 +4,15 @@
 // commits the accepted drafted tokens plus one token from the target (bonus or correction), so
 // plain autoregressive decoding is the special case of an empty draft.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "decode/autoregressive.h"
-#include "spec/acceptor.h"
-#include "spec/draft_budget.h"
-#include "spec/drafter.h"
+#include "speculative/acceptor.h"
+#include "speculative/draft_budget.h"
+#include "speculative/drafter.h"
+#include "speculative/pruner.h"
 #include "trace/trace_records.h"
 
 namespace specd {
@@ -27,6 +29,11 @@ struct SpeculativeOptions {
   // Record the target's entropy at each root in the step traces (a pass over the vocabulary,
   // a few % of a small model's step).
   bool root_entropy = true;
+  // Optional: drops drafted nodes before verification (design.md's pruner stage).
+  Pruner* pruner = nullptr;
+  // Optional: sees every step's verified tree, its verdicts and the target's logits rows
+  // ([tree.size(), vocab]) before the drafter does; calibration records rejections with it.
+  std::function<void(const DraftTree& tree, const AcceptResult& result, const float* logits, int64_t vocab)> on_step;
 };
 
 struct SpeculativeOutput {

@@ -16,16 +16,16 @@ c10::Device resolve_device(const DeviceSpec& spec) {
   } else if (spec.name.rfind("cuda", 0) == 0) {
     type = c10::DeviceType::CUDA;
     if (spec.name.size() > 4) {
-      if (spec.name[4] != ':') input_error("--device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
+      if (spec.name[4] != ':') input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
       try {
         index = std::stoi(spec.name.substr(5));
       } catch (const std::exception&) {
-        input_error("--device", "bad CUDA device index in '" + spec.name + "'");
+        input_error("device", "bad CUDA device index in '" + spec.name + "'");
       }
     }
-    if (!at::hasCUDA()) input_error("--device", "this libtorch build has no CUDA (Debian's is CPU-only); use --device cpu");
+    if (!at::hasCUDA()) input_error("device", "this libtorch build has no CUDA (Debian's is CPU-only); use the cpu device");
   } else {
-    input_error("--device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
+    input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
   }
   if (type == c10::DeviceType::CPU) configure_cpu_threads(spec.threads);
   return c10::Device(type, static_cast<c10::DeviceIndex>(index));

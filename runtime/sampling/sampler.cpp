@@ -11,9 +11,9 @@ namespace specd {
 
 void validate(const SamplingParams& params) {
   if (!(params.temperature >= 0.0) || !std::isfinite(params.temperature))
-    input_error("--temperature", "must be a finite number >= 0");
-  if (params.top_k < 0) input_error("--top-k", "must be >= 0 (0 turns it off)");
-  if (!(params.top_p > 0.0 && params.top_p <= 1.0)) input_error("--top-p", "must be in (0, 1]");
+    input_error("sampling", "temperature must be a finite number >= 0");
+  if (params.top_k < 0) input_error("sampling", "top_k must be >= 0 (0 turns it off)");
+  if (!(params.top_p > 0.0 && params.top_p <= 1.0)) input_error("sampling", "top_p must be in (0, 1]");
 }
 
 int32_t argmax(const float* logits, int64_t vocab) { return static_cast<int32_t>(cpu::first_max_index(logits, vocab)); }

@@ -35,11 +35,11 @@ std::string csv_field(const std::string& text) {
 TraceFormat parse_trace_format(const std::string& name) {
   if (name == "csv") return TraceFormat::Csv;
   if (name == "jsonl") return TraceFormat::JsonLines;
-  input_error("--format", "unknown format '" + name + "' (csv or jsonl)");
+  input_error("trace format", "unknown format '" + name + "' (csv or jsonl)");
 }
 
 TraceReader::TraceReader(const std::string& path) : db_(open_existing(path)) {
-  open_traces_schema(db_, /*create=*/false);
+  version_ = open_traces_schema(db_, /*create=*/false);
 }
 
 std::vector<TraceRun> TraceReader::runs() {
@@ -102,8 +102,10 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
   sqlite::Statement query(
       db_,
       "SELECT s.request, s.step, r.workload, r.category, s.drafter, s.draft_size, s.accepted_length, "
-      "s.accepted_sources, s.root_entropy, s.draft_ms, s.verify_ms, s.accept_ms, s.lossless "
-      "FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
+      "s.accepted_sources, s.root_entropy, s.draft_ms, s.verify_ms, s.accept_ms, s.lossless, " +
+          std::string(version_ >= 2 ? "s.pruned, s.rescued, s.relaxed, s.accepted_verdicts, s.decision_scores "
+                                    : "0, 0, 0, '', NULL ") +
+          "FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
       "WHERE s.run_id = ?1 ORDER BY s.request, s.step");
   query.bind(1, run_id);
   std::vector<StepTraceRow> steps;
@@ -122,6 +124,11 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
     s.record.verify_ms = query.real(10);
     s.record.accept_ms = query.real(11);
     s.record.lossless = query.int64(12) != 0;
+    s.record.pruned = static_cast<int32_t>(query.int64(13));
+    s.record.rescued = static_cast<int32_t>(query.int64(14));
+    s.record.relaxed = static_cast<int32_t>(query.int64(15));
+    s.record.accepted_verdicts = query.text(16);
+    s.record.decision_scores = query.text(17);
     steps.push_back(std::move(s));
   }
   return steps;
@@ -131,14 +138,15 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
   const auto rows = steps(run_id);
   if (format == TraceFormat::Csv) {
     out << "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
-           "draft_ms,verify_ms,accept_ms,lossless\n";
+           "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores\n";
     for (const auto& s : rows) {
       const StepTrace& r = s.record;
       out << run_id << ',' << s.request << ',' << csv_field(s.workload) << ',' << csv_field(s.category) << ','
           << s.step << ',' << csv_field(r.drafter) << ',' << r.draft_size << ',' << r.accepted_length << ','
           << csv_field(r.accepted_sources) << ',' << (r.root_entropy ? number(*r.root_entropy) : "") << ','
           << number(r.draft_ms) << ',' << number(r.verify_ms) << ',' << number(r.accept_ms) << ','
-          << (r.lossless ? 1 : 0) << '\n';
+          << (r.lossless ? 1 : 0) << ',' << r.pruned << ',' << r.rescued << ',' << r.relaxed << ','
+          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << '\n';
     }
     return;
   }
@@ -159,6 +167,11 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
     line["verify_ms"] = r.verify_ms;
     line["accept_ms"] = r.accept_ms;
     line["lossless"] = r.lossless;
+    line["pruned"] = r.pruned;
+    line["rescued"] = r.rescued;
+    line["relaxed"] = r.relaxed;
+    line["accepted_verdicts"] = r.accepted_verdicts;
+    line["decision_scores"] = r.decision_scores.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json::parse(r.decision_scores);
     out << line.dump() << '\n';
   }
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/sqlite_db.h"
+#include "io/sqlite_db.h"
 #include "trace/trace_records.h"
 
 namespace specd {
@@ -58,6 +58,7 @@ class TraceReader {
  private:
   void require_run(int64_t run_id);
   sqlite::Database db_;
+  int version_ = 0;  // schema version of the file (older versions lack some step columns)
 };
 
 }  // namespace specd

@@ -33,10 +33,14 @@ struct StepTrace {
   std::string drafter;
   int32_t draft_size = 0;          // drafted nodes, the root excluded
   int32_t accepted_length = 0;     // drafted tokens accepted; the step commits one more
-  std::string accepted_sources;    // see accepted_sources() in trace/step_metrics.h
+  std::string accepted_sources;    // see accepted_sources() in speculative/step_metrics.h
   std::optional<double> root_entropy;  // nats
   double draft_ms = 0, verify_ms = 0, accept_ms = 0;
   bool lossless = true;
+  int32_t pruned = 0;              // drafted nodes the pruner removed before verification
+  int32_t rescued = 0, relaxed = 0;  // accepted tokens the lossless test had rejected
+  std::string accepted_verdicts;   // see accepted_verdicts() in speculative/acceptor.h ("A,C")
+  std::string decision_scores;     // JSON array: the score of each rescued or relaxed token, path order
 };
 
 // FNV-1a 64 over the token ids' little-endian 32-bit bytes, as 16 lowercase hex digits: equal

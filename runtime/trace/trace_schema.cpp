@@ -10,7 +10,7 @@ namespace specd {
 
 const char* traces_schema_sql() { return kTracesSchemaSql; }
 
-void open_traces_schema(sqlite::Database& db, bool create) {
+int open_traces_schema(sqlite::Database& db, bool create) {
   db.exec("PRAGMA foreign_keys = ON");
   auto version_and_tables = [&db]() {
     sqlite::Statement version(db, "PRAGMA user_version");
@@ -29,12 +29,16 @@ void open_traces_schema(sqlite::Database& db, bool create) {
   }
   if (version == 0)
     input_error(db.path(), tables == 0 ? "empty database, not a specd traces file" : "not a specd traces file (no schema version)");
-  if (version != kTracesSchemaVersion)
+  if (create && version != kTracesSchemaVersion)
+    input_error(db.path(), "schema version " + std::to_string(version) + ", this specd writes " + std::to_string(kTracesSchemaVersion) +
+                               " (write the traces to a new file)");
+  if (version < kOldestReadableTracesVersion || version > kTracesSchemaVersion)
     input_error(db.path(), "schema version " + std::to_string(version) + ", this specd reads " +
-                               std::to_string(kTracesSchemaVersion));
+                               std::to_string(kOldestReadableTracesVersion) + " to " + std::to_string(kTracesSchemaVersion));
   // WAL (persistent in the file): readers such as `specd traces export` never block the writer.
   // Set only once the file is known to be ours, and outside any transaction as SQLite requires.
   if (create) db.exec("PRAGMA journal_mode = WAL");
+  return static_cast<int>(version);
 }
 
 }  // namespace specd

@@ -27,7 +27,8 @@ SqliteTraceSink::SqliteTraceSink(const std::string& path) : db_(path, sqlite::Da
   insert_step_ = std::make_unique<sqlite::Statement>(
       db_,
       "INSERT INTO steps (run_id, request, step, drafter, draft_size, accepted_length, accepted_sources, root_entropy, "
-      "draft_ms, verify_ms, accept_ms, lossless) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "draft_ms, verify_ms, accept_ms, lossless, pruned, rescued, relaxed, accepted_verdicts, decision_scores) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
 }
 
 // Statements must be finalized before the connection closes; members are destroyed in reverse
@@ -93,7 +94,16 @@ void SqliteTraceSink::end_request(const RequestOutcome& outcome) {
         .bind(9, s.draft_ms)
         .bind(10, s.verify_ms)
         .bind(11, s.accept_ms)
-        .bind(12, static_cast<int64_t>(s.lossless ? 1 : 0));
+        .bind(12, static_cast<int64_t>(s.lossless ? 1 : 0))
+        .bind(13, static_cast<int64_t>(s.pruned))
+        .bind(14, static_cast<int64_t>(s.rescued))
+        .bind(15, static_cast<int64_t>(s.relaxed))
+        .bind(16, s.accepted_verdicts);
+    if (s.decision_scores.empty()) {
+      insert_step_->bind_null(17);
+    } else {
+      insert_step_->bind(17, s.decision_scores);
+    }
     insert_step_->run();
   }
   transaction.commit();

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/sqlite_db.h"
+#include "io/sqlite_db.h"
 #include "trace/trace_records.h"
 
 namespace specd {

@@ -43,6 +43,19 @@ WorkloadItem parse_item(const std::string& line, const std::string& where) {
   if (!record.contains("max_new_tokens") || !record["max_new_tokens"].is_number_integer() || record["max_new_tokens"].get<int64_t>() < 1)
     input_error(where, "field 'max_new_tokens' must be a positive integer");
   item.max_new_tokens = record["max_new_tokens"].get<int64_t>();
+  // Quality checks only: a reference answer for the one prompt, or one per turn.
+  if (record.contains("reference")) {
+    if (!record["reference"].is_string()) input_error(where, "field 'reference' must be a string");
+    item.references.push_back(record["reference"].get<std::string>());
+  } else if (record.contains("references")) {
+    const auto& refs = record["references"];
+    if (!refs.is_array() || refs.size() != item.turns.size())
+      input_error(where, "field 'references' must be a list of strings, one per turn");
+    for (const auto& ref : refs) {
+      if (!ref.is_string()) input_error(where, "field 'references' must be a list of strings, one per turn");
+      item.references.push_back(ref.get<std::string>());
+    }
+  }
   return item;
 }
 

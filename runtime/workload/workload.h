@@ -1,6 +1,7 @@
 #pragma once
 // Workload files (data/workloads/*.jsonl): one prompt per line, as
-// {"id", "category", "prompt" | "turns": [...], "max_new_tokens", "source", "license"}.
+// {"id", "category", "prompt" | "turns": [...], "max_new_tokens", "reference" | "references": [...],
+// "source", "license"}.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ struct WorkloadItem {
   std::string category;
   std::vector<std::string> turns;  // a single prompt is one turn
   int64_t max_new_tokens = 0;
+  std::vector<std::string> references;  // none, or one per turn (for quality checks such as chrF)
   std::string source, license;
 };
 

@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 #include "sampling/sampler.h"
-#include "spec/greedy_acceptor.h"
-#include "spec/sampling_acceptor.h"
+#include "speculative/greedy_acceptor.h"
+#include "speculative/sampling_acceptor.h"
 
 using namespace specd;
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "spec/draft_budget.h"
+#include "speculative/draft_budget.h"
 
 using namespace specd;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "token_strings.h"
-#include "spec/pld_drafter.h"
+#include "speculative/pld_drafter.h"
 #include "util/error.h"
 
 using namespace specd;
@@ -84,7 +84,7 @@ void simulate(const Tokens& text, int prompt, const PldOptions& options, std::mt
     committed.insert(committed.end(), now.begin(), now.end());
     if (call_observe) {
       const AcceptResult result;
-      drafter.observe(StepFeedback{tree, result, now});
+      drafter.observe(StepFeedback{tree, result, now, TargetOutputs{}});
     }
     pos += accepted;
   }

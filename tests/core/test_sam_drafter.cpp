@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "token_strings.h"
-#include "spec/sam_drafter.h"
+#include "speculative/sam_drafter.h"
 #include "util/error.h"
 
 using namespace specd;
@@ -124,7 +124,7 @@ void simulate(const Tokens& text, int prompt, const SamOptions& options, std::mt
     const Tokens now(text.begin() + pos, text.begin() + pos + accepted);
     committed.insert(committed.end(), now.begin(), now.end());
     const AcceptResult result;
-    drafter.observe(StepFeedback{tree, result, now});
+    drafter.observe(StepFeedback{tree, result, now, TargetOutputs{}});
     pos += accepted;
     ++steps;
   }

@@ -101,10 +101,10 @@ TEST_CASE("a seed fixes the sample stream and draws follow the distribution", "[
 }
 
 TEST_CASE("out-of-range sampling options are rejected naming the option", "[sampling]") {
-  CHECK_THROWS_WITH(validate(params(-1.0, 0, 1.0)), Catch::Contains("--temperature"));
-  CHECK_THROWS_WITH(validate(params(1.0, -3, 1.0)), Catch::Contains("--top-k"));
-  CHECK_THROWS_WITH(validate(params(1.0, 0, 0.0)), Catch::Contains("--top-p"));
-  CHECK_THROWS_WITH(validate(params(1.0, 0, 1.5)), Catch::Contains("--top-p"));
+  CHECK_THROWS_WITH(validate(params(-1.0, 0, 1.0)), Catch::Contains("temperature must"));
+  CHECK_THROWS_WITH(validate(params(1.0, -3, 1.0)), Catch::Contains("top_k must"));
+  CHECK_THROWS_WITH(validate(params(1.0, 0, 0.0)), Catch::Contains("top_p must"));
+  CHECK_THROWS_WITH(validate(params(1.0, 0, 1.5)), Catch::Contains("top_p must"));
   CHECK_NOTHROW(validate(params(0.7, 40, 0.9)));
 }
 

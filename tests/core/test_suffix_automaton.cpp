@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "token_strings.h"
-#include "spec/suffix_automaton.h"
+#include "speculative/suffix_automaton.h"
 
 using specd::SuffixAutomaton;
 

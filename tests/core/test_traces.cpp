@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/draft_tree.h"
+#include "speculative/draft_tree.h"
 #include "test_helpers.h"
-#include "trace/sqlite_db.h"
-#include "trace/step_metrics.h"
+#include "io/sqlite_db.h"
+#include "speculative/step_metrics.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_schema.h"
 #include "trace/trace_sink.h"
@@ -60,7 +60,19 @@ RequestInfo request(int64_t index, const std::string& workload, const std::strin
 bool same(const StepTrace& a, const StepTrace& b) {
   return a.drafter == b.drafter && a.draft_size == b.draft_size && a.accepted_length == b.accepted_length &&
          a.accepted_sources == b.accepted_sources && a.root_entropy == b.root_entropy && a.draft_ms == b.draft_ms &&
-         a.verify_ms == b.verify_ms && a.accept_ms == b.accept_ms && a.lossless == b.lossless;
+         a.verify_ms == b.verify_ms && a.accept_ms == b.accept_ms && a.lossless == b.lossless && a.pruned == b.pruned &&
+         a.rescued == b.rescued && a.relaxed == b.relaxed && a.accepted_verdicts == b.accepted_verdicts &&
+         a.decision_scores == b.decision_scores;
+}
+
+// A step of a lossy policy: two drafted tokens pruned, one rescued with its logit gap.
+StepTrace lossy_step() {
+  StepTrace s = step(4, 3, "M,M,M", 0.75, false);
+  s.pruned = 2;
+  s.rescued = 1;
+  s.accepted_verdicts = "A,C,A";
+  s.decision_scores = "[-1.25]";
+  return s;
 }
 
 // Writes one run: request 0 (code, two steps) and request 1 (summary, one step, unknown entropy).
@@ -69,7 +81,7 @@ int64_t write_sample(const std::string& path, const std::string& method = "sd") 
   sink.begin_run(sample_run(method));
   sink.begin_request(request(0, "code-001", "code"));
   sink.record_step(step(4, 2, "M,M", 1.0 / 3.0));
-  sink.record_step(step(4, 0, "", 2.5, false));
+  sink.record_step(lossy_step());
   sink.end_request({{11, 12, 13}, 12.75});
   sink.begin_request(request(1, "sum,002", "summary"));
   sink.record_step(step(8, 3, "R,R,M", std::nullopt));
@@ -117,7 +129,7 @@ TEST_CASE("traces: a run reads back as written", "[traces]") {
   CHECK(steps[0].step == 0);
   CHECK(same(steps[0].record, step(4, 2, "M,M", 1.0 / 3.0)));  // doubles round-trip exactly
   CHECK(steps[1].step == 1);
-  CHECK(same(steps[1].record, step(4, 0, "", 2.5, false)));
+  CHECK(same(steps[1].record, lossy_step()));
   CHECK(steps[2].request == 1);
   CHECK(steps[2].step == 0);
   CHECK(steps[2].category == "summary");
@@ -147,10 +159,29 @@ TEST_CASE("traces: another schema version is refused naming the file and both ve
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     db.exec("PRAGMA user_version = 7");
   }
-  const std::string expected = path + ": schema version 7, this specd reads " + std::to_string(kTracesSchemaVersion);
   CHECK_THROWS_AS(SqliteTraceSink(path), InputError);
-  CHECK_THROWS_WITH(SqliteTraceSink(path), expected);
-  CHECK_THROWS_WITH(TraceReader(path), expected);
+  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 2 (write the traces to a new file)");
+  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 2");
+}
+
+TEST_CASE("traces: version-1 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  const int64_t id = write_sample(path);
+  {  // what a version-1 file holds: the steps table without the version-2 columns
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    for (const char* column : {"pruned", "rescued", "relaxed", "accepted_verdicts", "decision_scores"})
+      db.exec(std::string("ALTER TABLE steps DROP COLUMN ") + column);
+    db.exec("PRAGMA user_version = 1");
+  }
+  TraceReader reader(path);
+  auto steps = reader.steps(id);
+  REQUIRE(steps.size() == 3);
+  StepTrace old = lossy_step();
+  old.pruned = old.rescued = 0;
+  old.accepted_verdicts = old.decision_scores = "";
+  CHECK(same(steps[1].record, old));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 2"));
 }
 
 TEST_CASE("traces: files that are not traces databases are refused", "[traces]") {
@@ -231,10 +262,10 @@ TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
   reader.export_steps(id, parse_trace_format("csv"), csv);
   CHECK(csv.str() ==
         "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
-        "draft_ms,verify_ms,accept_ms,lossless\n" +
-            run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1\n" + run +
-            ",0,code-001,code,1,draft-model,4,0,,2.5,0.25,3.5,0.125,0\n" + run +
-            ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1\n");
+        "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores\n" +
+            run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1,0,0,0,,\n" + run +
+            ",0,code-001,code,1,draft-model,4,3,\"M,M,M\",0.75,0.25,3.5,0.125,0,2,1,0,\"A,C,A\",[-1.25]\n" + run +
+            ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1,0,0,0,,\n");
 
   std::ostringstream jsonl;
   reader.export_steps(id, parse_trace_format("jsonl"), jsonl);
@@ -247,13 +278,17 @@ TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
   CHECK(rows[0]["root_entropy"].get<double>() == 1.0 / 3.0);
   CHECK(rows[0]["lossless"] == true);
   CHECK(rows[1]["lossless"] == false);
+  CHECK(rows[1]["rescued"] == 1);
+  CHECK(rows[1]["accepted_verdicts"] == "A,C,A");
+  CHECK(rows[1]["decision_scores"] == nlohmann::json::array({-1.25}));
+  CHECK(rows[0]["decision_scores"].is_null());
   CHECK(rows[2]["workload"] == "sum,002");
   CHECK(rows[2]["root_entropy"].is_null());
   CHECK(rows[2]["step"] == 0);
   CHECK(rows[2]["request"] == 1);
   CHECK(jsonl.str().rfind("{\"run_id\":", 0) == 0);  // keys in column order
 
-  CHECK_THROWS_WITH(parse_trace_format("xml"), Catch::StartsWith("--format: "));
+  CHECK_THROWS_WITH(parse_trace_format("xml"), Catch::StartsWith("trace format: "));
 }
 
 TEST_CASE("traces: step metrics (accepted sources, root entropy, output hash)", "[traces]") {

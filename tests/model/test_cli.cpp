@@ -10,7 +10,7 @@
 
 #include "fixture_models.h"
 #include "io/safetensors.h"
-#include "spec/sam_corpus.h"
+#include "artifact/artifact_reader.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace specd;
@@ -107,26 +107,27 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
   CHECK(run_cli(base + " --method pld --pld-match latest").out == ar.out);
 }
 
-TEST_CASE("specd calibrate sam-corpus writes a static corpus that sam searches, still giving AR's text", "[cli]") {
+TEST_CASE("specd calibrate sam-corpus writes a static corpus into the artifact that sam searches, still giving AR's text", "[cli]") {
   std::string dir = model_with_tokenizer("cli-sam-corpus");
   const std::string prompts = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-prompts.jsonl";
   write_text(prompts,
              "{\"id\": \"c-1\", \"category\": \"calibration\", \"prompt\": \"def the thing\", \"max_new_tokens\": 24}\n"
              "{\"id\": \"c-2\", \"category\": \"calibration\", \"prompt\": \"the quick fox\", \"max_new_tokens\": 24}\n");
-  const std::string corpus = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-corpus.json";
-  std::filesystem::remove(corpus);
-  CliResult made = run_cli("calibrate sam-corpus --model " + dir + " --prompts " + prompts + " --out " + corpus);
+  const std::string artifact = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-artifact";
+  std::filesystem::remove_all(artifact);
+  CliResult made = run_cli("calibrate sam-corpus --target " + dir + " --prompts " + prompts + " --out " + artifact);
   CAPTURE(made.err);
   REQUIRE(made.exit_code == 0);
   CHECK(made.out.find("2 documents") != std::string::npos);
-  const SamCorpus read = read_sam_corpus(corpus);
-  REQUIRE(read.documents.size() == 2);
-  CHECK(read.documents[0].size() == 24);
+  const Artifact read = read_artifact(artifact);
+  REQUIRE(read.sam_corpus);
+  REQUIRE(read.sam_corpus->documents.size() == 2);
+  CHECK(read.sam_corpus->documents[0].size() == 24);
 
   // Greedy answers to the same prompt are in the corpus: sam drafts them, and the text is AR's.
   const std::string base = "generate --model " + dir + " --prompt 'def the thing' --max-new-tokens 24";
   CliResult ar = run_cli(base);
-  CliResult sam = run_cli(base + " --method sam --draft " + dir + " --sam-corpus " + corpus + " --sam-len-bias 0");
+  CliResult sam = run_cli(base + " --method sam --draft " + dir + " --artifact " + artifact + " --sam-len-bias 0");
   CAPTURE(sam.err);
   REQUIRE(sam.exit_code == 0);
   CHECK(sam.out == ar.out);
@@ -134,13 +135,14 @@ TEST_CASE("specd calibrate sam-corpus writes a static corpus that sam searches, 
   REQUIRE(stats != std::string::npos);
   CHECK(std::stoi(sam.err.substr(stats + 5)) <= 20);  // steps: the corpus copy of the answer was drafted
 
-  // A corpus made with another tokenizer is refused.
+  // An artifact made for another target (another tokenizer) is refused.
   std::string other = test::write_model("cli-sam-other", test::tiny_config("llama"));
   std::string tokenizer = slurp(tiny_tokenizer());
   write_text(other + "/tokenizer.json", tokenizer.substr(0, tokenizer.rfind('}')) + " }");
-  require_one_line_error(run_cli("generate --model " + other + " --draft " + other + " --prompt 'def' --method sam --sam-corpus " + corpus), corpus);
-  require_one_line_error(run_cli("calibrate sam-corpus --model " + dir + " --prompts " + prompts), "--out");
-  require_one_line_error(run_cli("calibrate sam-corpus --model " + dir + " --prompts /nonexistent.jsonl --out " + corpus),
+  require_one_line_error(run_cli("generate --model " + other + " --draft " + other + " --prompt 'def' --method sam --artifact " + artifact),
+                         artifact);
+  require_one_line_error(run_cli("calibrate sam-corpus --target " + dir + " --prompts " + prompts), "--out");
+  require_one_line_error(run_cli("calibrate sam-corpus --target " + dir + " --prompts /nonexistent.jsonl --out " + artifact),
                          "/nonexistent.jsonl");
 }
 
@@ -230,9 +232,9 @@ TEST_CASE("bad prompts and options give one line naming the argument, exit code 
     require_one_line_error(run_cli("generate --model " + dir + " --prompt-file " + file), "UTF-8");
   }
   SECTION("a missing prompt file") { require_one_line_error(run_cli("generate --model " + dir + " --prompt-file /nonexistent/p.txt"), "/nonexistent/p.txt"); }
-  SECTION("an unknown device") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device tpu"), "--device"); }
+  SECTION("an unknown device") { require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device tpu"), "device"); }
   SECTION("CUDA on a libtorch build without it") {
-    if (!at::hasCUDA()) require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device cuda"), "--device");
+    if (!at::hasCUDA()) require_one_line_error(run_cli("generate --model " + dir + " --prompt hi --device cuda"), "device");
   }
   SECTION("a workload index out of range") {
     std::string file = dir + "/w.jsonl";

@@ -5,9 +5,13 @@
 #include "catch_torch.h"
 
 #include "decode/autoregressive.h"
-#include "decode/methods.h"
+#include "speculative/method_registry.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"
+
+#include <limits>
+
+#include "artifact/artifact.h"
 
 using namespace specd;
 
@@ -19,7 +23,7 @@ std::vector<int32_t> run_method(const std::string& method, const LlamaModel& tar
   method_options.gamma = 5;
   method_options.tree = {3, 4, 10};
   method_options.sam.len_threshold = 3;
-  Policy policy = make_method(method, target, draft, options.sampling, method_options);
+  Policy policy = make_policy(method, MethodContext{target, draft, options.sampling, method_options, nullptr});
   if (policy.autoregressive) return generate_autoregressive(target, prompt, options).tokens;
   SpeculativeOptions spec;
   spec.generate = options;
@@ -111,10 +115,87 @@ TEST_CASE("unknown methods and inconsistent drafts are refused naming the option
   auto small_vocab = cfg;
   small_vocab.vocab_size = 200;
   std::shared_ptr<const LlamaModel> other_vocab = test::load_model(test::write_model("spec-options-vocab", small_vocab));
-  CHECK_THROWS_WITH(make_method("medusa", *target, nullptr, {}, {}), Catch::Contains("--methods"));
-  CHECK_THROWS_WITH(make_method("sd", *target, nullptr, {}, {}), Catch::Contains("draft"));
-  CHECK_THROWS_WITH(make_method("sd", *target, other_vocab, {}, {}), Catch::Contains("--draft"));
+  const SamplingParams greedy;
+  const MethodOptions defaults;
+  auto make = [&](const std::string& method, std::shared_ptr<const LlamaModel> draft, const MethodOptions& options) {
+    return make_policy(method, MethodContext{*target, draft, greedy, options, nullptr});
+  };
+  // Runtime errors name the method and the field, never a command-line flag.
+  CHECK_THROWS_WITH(make("medusa", nullptr, defaults), Catch::StartsWith("method: unknown method 'medusa'") && Catch::Contains("csd"));
+  CHECK_THROWS_WITH(make("sd", nullptr, defaults), "method sd: needs a draft model");
+  CHECK_THROWS_WITH(make("sd", other_vocab, defaults), Catch::StartsWith("draft model: its vocabulary (200)"));
   MethodOptions shallow;
   shallow.tree = {4, 6, 3};
-  CHECK_THROWS_WITH(make_method("sd-tree", *target, target, {}, shallow), Catch::Contains("--tree-nodes"));
+  CHECK_THROWS_WITH(make("sd-tree", target, shallow), Catch::StartsWith("method sd-tree: a tree budget of 3 nodes"));
+  CHECK_THROWS_WITH(make("csd", target, defaults), "method csd: needs a calibration artifact (made by specd calibrate csd)");
+  for (const MethodInfo& m : method_registry()) {
+    CAPTURE(m.name);
+    CHECK(m.lossless == (m.name.rfind("csd", 0) != 0));  // every lossy policy says so
+  }
+}
+
+TEST_CASE("csd with lambda = infinity is sd token for token, at T=0 and when sampling", "[spec][csd]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  auto target = test::load_model(test::write_model("csd-target", cfg, DType::BF16, 21));
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("csd-draft", cfg, DType::BF16, 99));
+  Artifact artifact;
+  artifact.csd = CsdCalibration{};
+  artifact.csd->pairs = {CsdPair{5, 7, 1000}};  // frequent pairs exist, but lambda is never reached
+  MethodOptions options;
+  options.gamma = 4;
+  options.adaptive_budget = false;
+  options.csd.lambda = std::numeric_limits<int64_t>::max();
+  options.csd_lambda_set = true;
+  const std::vector<int32_t> prompt{3, 1, 4, 1, 5, 9, 2, 6};
+  for (double temperature : {0.0, 0.8}) {
+    GenerateOptions generate;
+    generate.max_new_tokens = 48;
+    generate.sampling.temperature = temperature;
+    generate.sampling.seed = 17;
+    Policy sd = make_policy("sd", MethodContext{*target, draft, generate.sampling, options, nullptr});
+    Policy csd = make_policy("csd", MethodContext{*target, draft, generate.sampling, options, &artifact});
+    const SpeculativeOutput a = decode_with(*target, sd, prompt, generate);
+    const SpeculativeOutput b = decode_with(*target, csd, prompt, generate);
+    CAPTURE(temperature);
+    CHECK(a.tokens == b.tokens);
+    REQUIRE(a.steps.size() == b.steps.size());
+    int64_t rescued = 0;
+    for (const StepTrace& s : b.steps) rescued += s.rescued;
+    CHECK(rescued == 0);
+    CHECK(csd.memory->online_records() > 0);  // every rejection still updated the memory
+    CHECK_FALSE(b.steps.front().lossless);    // and the traces say the policy is lossy
+  }
+}
+
+TEST_CASE("csd rescues rejected drafts: more accepted, marked in the steps, output no longer AR's", "[spec][csd]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  auto target = test::load_model(test::write_model("csd-target", cfg, DType::BF16, 21));
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("csd-draft", cfg, DType::BF16, 99));
+  Artifact artifact;
+  artifact.csd = CsdCalibration{};
+  MethodOptions options;
+  options.gamma = 4;
+  options.adaptive_budget = false;
+  options.csd = CsdOptions{1, 1e-6};  // every rejection of a near-enough token is rescued
+  options.csd_lambda_set = options.csd_tau_set = true;
+  GenerateOptions generate;
+  generate.max_new_tokens = 40;
+  const std::vector<int32_t> prompt{3, 1, 4, 1, 5, 9, 2, 6};
+  Policy sd = make_policy("sd", MethodContext{*target, draft, generate.sampling, options, nullptr});
+  Policy csd = make_policy("csd", MethodContext{*target, draft, generate.sampling, options, &artifact});
+  const SpeculativeOutput a = decode_with(*target, sd, prompt, generate);
+  const SpeculativeOutput b = decode_with(*target, csd, prompt, generate);
+  int64_t accepted_sd = 0, accepted_csd = 0, rescued = 0;
+  for (const StepTrace& s : a.steps) accepted_sd += s.accepted_length;
+  for (const StepTrace& s : b.steps) {
+    accepted_csd += s.accepted_length;
+    rescued += s.rescued;
+    if (s.rescued) CHECK(s.accepted_verdicts.find('C') != std::string::npos);
+  }
+  CHECK(rescued > 0);
+  CHECK(accepted_csd > accepted_sd);
+  CHECK(b.tokens != a.tokens);
+  CHECK(b.tokens.size() == a.tokens.size());
 }

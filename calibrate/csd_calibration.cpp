@@ -1,0 +1,67 @@
+#include "calibrate/csd_calibration.h"
+
+#include <chrono>
+
+#include "model/llama_model.h"
+#include "speculative/method_registry.h"
+#include "tokenizer/tokenizer.h"
+#include "util/error.h"
+
+namespace specd {
+
+std::vector<int32_t> shard_prompts(int64_t prompt_count, int32_t shard_index, int32_t shard_count) {
+  std::vector<int32_t> indices;
+  for (int64_t i = shard_index; i < prompt_count; i += shard_count) indices.push_back(static_cast<int32_t>(i));
+  return indices;
+}
+
+void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
+                            const std::vector<WorkloadItem>& items, const std::vector<int32_t>& stop_tokens,
+                            const CsdCalibrationOptions& options, CalibrationJournal& journal, Progress& progress) {
+  const std::set<int32_t> done = journal.finished_prompts(kCsdPolicy);
+  MethodOptions sd;
+  sd.gamma = options.gamma;
+  sd.adaptive_budget = false;  // rejections at every depth, as the paper's fixed gamma
+  for (int32_t index : shard_prompts(static_cast<int64_t>(items.size()), options.shard_index, options.shard_count)) {
+    if (done.count(index)) continue;
+    const WorkloadItem& item = items[index];
+    GenerateOptions generate;
+    generate.max_new_tokens = options.max_new_tokens ? options.max_new_tokens : item.max_new_tokens;
+    generate.sampling = options.sampling;
+    generate.sampling.seed = options.sampling.seed + static_cast<uint64_t>(index);
+    generate.stop_tokens = stop_tokens;
+    // A fresh policy per prompt: the draft chain's own random stream starts from the prompt's seed.
+    Policy policy = make_policy("sd", MethodContext{target, draft, generate.sampling, sd, nullptr});
+    const std::vector<int32_t> prompt = tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
+    if (static_cast<int64_t>(prompt.size()) + 1 >= target.context_length())
+      input_error("calibration prompt " + item.id, "does not fit the target's context of " + std::to_string(target.context_length()) + " tokens");
+
+    std::vector<CsdRejection> rejections;
+    int32_t step = 0;
+    auto on_step = [&](const DraftTree& tree, const AcceptResult& result, const float* logits, int64_t vocab) {
+      for (int32_t node = 1; node < tree.size(); ++node) {
+        if (result.verdicts[node] != NodeVerdict::Rejected) continue;
+        const float* row = logits + static_cast<int64_t>(tree.parents[node]) * vocab;
+        const int32_t x = tree.tokens[node], t = result.next_token;
+        rejections.push_back(CsdRejection{index, step, tree.depths[node], x, t, row[x] - row[t]});
+      }
+      ++step;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    SpeculativeOutput out = decode_with(target, policy, prompt, generate, on_step);
+    CalibratedPrompt record;
+    record.index = index;
+    record.id = item.id;
+    record.category = item.category;
+    record.prompt_tokens = static_cast<int64_t>(prompt.size());
+    record.new_tokens = static_cast<int64_t>(out.tokens.size());
+    record.steps = static_cast<int64_t>(out.steps.size());
+    for (const StepTrace& s : out.steps) record.drafted += s.draft_size, record.accepted += s.accepted_length;
+    record.rejections = static_cast<int64_t>(rejections.size());
+    record.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    journal.record_prompt(kCsdPolicy, record, rejections);
+    progress.step("prompt");
+  }
+}
+
+}  // namespace specd

@@ -1,0 +1,239 @@
+// specd bench --methods: decoding methods against autoregressive decoding on the workload suite
+// (runtime/bench/method_comparison.h does the measuring); this file parses, loads, prints the
+// table and writes the JSON and traces.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "artifact/artifact.h"
+#include "bench/forward_cost.h"
+#include "bench/method_comparison.h"
+#include "commands.h"
+#include "io/atomic_file.h"
+#include "method_options.h"
+#include "model/cpu_threads.h"
+#include "model/llama_model.h"
+#include "options.h"
+#include "tokenizer/tokenizer.h"
+#include "trace/trace_sink.h"
+#include "util/error.h"
+#include "util/version.h"
+
+namespace specd::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+nlohmann::json cost_curve(const LlamaModel& model, int repeats) {
+  std::vector<int64_t> sizes;
+  for (int64_t n : {1, 2, 4, 8, 16, 32, 64})
+    if (64 + n <= model.context_length()) sizes.push_back(n);
+  const auto samples = time_forwards(model, 64, sizes, repeats, [] {});
+  nlohmann::json curve = nlohmann::json::array();
+  for (size_t s = 0; s < sizes.size(); ++s) curve.push_back({{"tokens", sizes[s]}, {"ms", median(samples[s])}});
+  return curve;
+}
+
+CostCurve as_cost_curve(const nlohmann::json& curve) {
+  std::vector<std::pair<int32_t, double>> points;
+  for (const auto& point : curve) points.emplace_back(point["tokens"].get<int32_t>(), point["ms"].get<double>());
+  return CostCurve(points);
+}
+
+void print_curve(const char* label, const nlohmann::json& curve) {
+  std::printf("  %-7s", label);
+  for (const auto& point : curve) std::printf(" n=%lld %.2f ms |", static_cast<long long>(point["tokens"].get<int64_t>()), point["ms"].get<double>());
+  std::printf("\n");
+}
+
+std::vector<WorkloadItem> load_items(const std::string& workloads_dir, const std::string& categories_text, int64_t max_prompts) {
+  std::vector<std::string> files;
+  if (!categories_text.empty()) {
+    for (const auto& c : split_list(categories_text)) files.push_back(workloads_dir + "/" + c + ".jsonl");
+  } else {
+    if (!std::filesystem::is_directory(workloads_dir)) input_error(workloads_dir, "is not a directory");
+    for (const auto& entry : std::filesystem::directory_iterator(workloads_dir))
+      if (entry.path().extension() == ".jsonl") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+  }
+  std::vector<WorkloadItem> items;
+  for (const auto& file : files) {
+    auto loaded = read_workload(file);
+    loaded.resize(std::min<size_t>(loaded.size(), static_cast<size_t>(max_prompts)));
+    items.insert(items.end(), loaded.begin(), loaded.end());
+  }
+  if (items.empty()) input_error(workloads_dir, "holds no workload files");
+  return items;
+}
+
+void print_table(const ComparisonResult& result, const std::vector<std::string>& methods, const nlohmann::json& report, bool greedy,
+                 bool quality) {
+  std::printf("\nspeedup: mean over prompts of throughput / AR's, prefill included (Spec-Bench), with the half-width of its 95%%\n"
+              "interval over prompts; decode: the same without the prefill\n");
+  std::printf("%-14s %-13s %6s %8s %11s %8s %6s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
+              "decode", greedy ? "  =AR" : "");
+  for (const auto& c : result.categories) {
+    for (const auto& m : methods) {
+      const auto& j = report["results"][m][c];
+      std::printf("%-14s %-13s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
+                  100.0 * j["acceptance_rate"].get<double>(), j["tokens_per_s"].get<double>(), j["speedup"].get<double>(),
+                  j["speedup_ci95"].get<double>(), j["decode_speedup"].get<double>(),
+                  greedy ? ("  " + j["equal_to_ar"].get<std::string>()).c_str() : "");
+    }
+  }
+  if (!quality) return;
+  std::printf("\ndrift and quality: outputs equal to AR's and the mean index of the first differing token (T=0 only),\n"
+              "rescued/relaxed tokens per generated token, the target's NLL per generated token (nats), chrF against the\n"
+              "workload's references (0-100)\n");
+  std::printf("%-14s %-13s %9s %9s %9s %9s %7s\n", "category", "method", "=AR", "diverge@", "rescued", "NLL", "chrF");
+  for (const auto& c : result.categories) {
+    for (const auto& m : methods) {
+      const auto& j = report["results"][m][c];
+      const double rescued = j["rescued_per_token"].get<double>() + j["relaxed_per_token"].get<double>();
+      std::printf("%-14s %-13s %9s %9s %8.1f%% %9s %7s\n", c.c_str(), m.c_str(), greedy ? j["equal_to_ar"].get<std::string>().c_str() : "-",
+                  greedy && !j["mean_first_divergence"].is_null() ? std::to_string(static_cast<int>(j["mean_first_divergence"].get<double>())).c_str() : "-",
+                  100.0 * rescued, j["nll_per_token"].is_null() ? "-" : std::to_string(j["nll_per_token"].get<double>()).substr(0, 5).c_str(),
+                  j["chrf"].is_null() ? "-" : std::to_string(j["chrf"].get<double>()).substr(0, 5).c_str());
+    }
+  }
+}
+
+}  // namespace
+
+int run_bench_methods(const Args& args) {
+  std::string model_dir, workloads_dir, methods_text, categories_text, json_path, traces_path;
+  int64_t max_prompts = 5;
+  ComparisonSetup setup;
+  MethodArgs method_args;
+  MethodOptions& method_options = method_args.options;
+  DeviceSpec device;
+  bool quality = false;
+  po::options_description desc("specd bench --methods");
+  desc.add_options()
+      ("methods", po::value(&methods_text)->required(), ("comma-separated methods (ar is always measured):\n" + methods_help()).c_str())
+      ("model", po::value(&model_dir)->default_value(default_model_dir()), "target model directory")
+      ("workloads", po::value(&workloads_dir)->default_value(data_dir() + "/workloads"), "directory of workload .jsonl files")
+      ("categories", po::value(&categories_text), "comma-separated workload files to use (default: all)")
+      ("max-prompts", po::value(&max_prompts)->default_value(5), "first N prompts of every category")
+      ("repeats", po::value(&setup.repeats)->default_value(3), "timed runs per prompt and method (median)")
+      ("temperature", po::value(&setup.sampling.temperature)->default_value(0.0), "0 is greedy")
+      ("top-k", po::value(&setup.sampling.top_k)->default_value(0), "target top-k")
+      ("top-p", po::value(&setup.sampling.top_p)->default_value(1.0), "target top-p")
+      ("seed", po::value(&setup.sampling.seed)->default_value(0), "seed of every request")
+      ("quality", po::bool_switch(&quality), "also measure the target's NLL and chrF of every method (on with a lossy method)")
+      ("json", po::value(&json_path), "also write the results as JSON to this file")
+      ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file");
+  add_method_options(desc, method_args);
+  add_device_options(desc, device);
+  po::variables_map vm;
+  if (!parse(args, desc, vm, "usage: specd bench --methods ar,sd,... [options]")) return 0;
+  if (max_prompts < 1) input_error("--max-prompts", "must be at least 1");
+  if (setup.repeats < 1) input_error("--repeats", "must be at least 1");
+  validate(setup.sampling);
+  finish_method_options(method_args, vm);
+  if (!json_path.empty() && json_path == traces_path) input_error("--traces", "is the same file as --json");
+  const bool greedy = setup.sampling.temperature == 0.0;
+
+  setup.methods = {"ar"};
+  for (const auto& m : split_list(methods_text))
+    if (std::find(setup.methods.begin(), setup.methods.end(), m) == setup.methods.end()) setup.methods.push_back(find_method(m).name);
+  bool lossy = false;
+  for (const auto& m : setup.methods) lossy = lossy || !find_method(m).lossless;
+  setup.quality = quality || lossy;
+  setup.keep_runs = !traces_path.empty();
+  setup.items = load_items(workloads_dir, categories_text, max_prompts);
+
+  auto target = LlamaModel::load(model_dir, device);
+  std::shared_ptr<const LlamaModel> draft;
+  if (uses_draft_model(setup.methods)) draft = LlamaModel::load(method_args.draft_dir, device);
+  const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
+  Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
+  for (int64_t id : target->config().eos_token_ids) setup.stop_tokens.push_back(static_cast<int32_t>(id));
+  // Cost curves: why a method wins or loses on this hardware, and the draft budget's starting point.
+  std::fprintf(stderr, "bench: measuring the forward-cost curves of target%s\n", draft ? " and draft" : "");
+  const nlohmann::json target_curve = cost_curve(*target, 3);
+  const nlohmann::json draft_curve = draft ? cost_curve(*draft, 3) : nlohmann::json();
+  if (method_options.adaptive_budget) {  // measured once for every method
+    method_options.target_cost = as_cost_curve(target_curve);
+    if (draft) method_options.draft_ms_per_token = draft_curve[0]["ms"].get<double>();
+  }
+  std::map<std::string, Policy> policies;
+  for (const auto& m : setup.methods) {
+    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, method_options, artifact.get()});
+    policy.root_entropy = !traces_path.empty();  // only the traces show it
+    policies.emplace(m, std::move(policy));
+  }
+  std::unique_ptr<SqliteTraceSink> sink;
+  if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
+
+  Progress progress(static_cast<int64_t>(setup.items.size() * setup.methods.size() * setup.repeats), "bench", "requests");
+  const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress);
+  progress.done();
+
+  if (sink) {
+    for (const auto& m : setup.methods) {
+      RunInfo info;
+      info.command_line = "specd bench --methods " + methods_text;
+      info.target_model = model_dir;
+      info.draft_model = draft && find_method(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
+      info.method = m;
+      info.options_json = nlohmann::json({{"temperature", setup.sampling.temperature}, {"top_k", setup.sampling.top_k},
+                                          {"top_p", setup.sampling.top_p}, {"gamma", method_options.gamma},
+                                          {"tree_top_k", method_options.tree.top_k}, {"tree_depth", method_options.tree.depth},
+                                          {"tree_nodes", method_options.tree.nodes}, {"sam_len_threshold", method_options.sam.len_threshold},
+                                          {"sam_len_bias", method_options.sam.len_bias}, {"artifact", method_args.artifact_dir},
+                                          {"draft_budget", method_args.budget_mode}})
+                              .dump();
+      info.specd_version = specd_version();
+      sink->begin_run(info);
+      int64_t index = 0;
+      for (const auto& [item, run] : result.runs.at(m)) {
+        sink->begin_request(RequestInfo{index++, item->id, item->category, run.prompt_tokens});
+        for (const StepTrace& step : run.traces) sink->record_step(step);
+        sink->end_request(RequestOutcome{run.tokens, run.wall_ms});
+      }
+      sink->end_run();
+    }
+  }
+
+  nlohmann::json report;
+  report["target_forward_ms"] = target_curve;
+  if (draft) {
+    report["draft_forward_ms"] = draft_curve;
+    report["draft_ms_per_drafted_token"] = draft_curve[0]["ms"];
+  }
+  report["temperature"] = setup.sampling.temperature;
+  report["artifact"] = method_args.artifact_dir;
+  report["draft_budget"] = method_args.budget_mode;
+  report["repeats"] = setup.repeats;
+  report["max_prompts"] = max_prompts;
+  report["blas_threads"] = blas_threads();
+  for (const auto& m : setup.methods) {
+    report["lossless"][m] = find_method(m).lossless;
+    for (const auto& c : result.categories) report["results"][m][c] = result.tallies.at(m).at(c).to_json(greedy, setup.quality);
+  }
+
+  std::printf("specd bench: %zu prompts (first %lld per category), %d repeats (median wall time), T=%.2f, target %s%s%s\n",
+              setup.items.size(), static_cast<long long>(max_prompts), setup.repeats, setup.sampling.temperature, model_dir.c_str(),
+              draft ? ", draft " : "", draft ? method_args.draft_dir.c_str() : "");
+  std::printf("draft budget %s%s%s\n", method_args.budget_mode.c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
+  for (const auto& m : setup.methods)
+    if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());
+  std::printf("forward cost on 64 cached tokens, all logits:\n");
+  print_curve("target", report["target_forward_ms"]);
+  if (draft) print_curve("draft", report["draft_forward_ms"]);
+  print_table(result, setup.methods, report, greedy, setup.quality);
+  if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace specd::cli

@@ -1,0 +1,88 @@
+#include "bench/forward_cost.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "bench/statistics.h"
+#include "model/llama_model.h"
+
+namespace specd {
+
+std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t prefix, const std::vector<int64_t>& sizes,
+                                               int repeats, const std::function<void()>& on_repeat) {
+  if (sizes.empty()) return {};
+  ForwardTimer timer(model, prefix, *std::max_element(sizes.begin(), sizes.end()));
+  // Each sample is the mean over enough forwards to fill ~50 ms, so timer noise does not dominate.
+  std::vector<int> inner;
+  for (int64_t n : sizes) {
+    timer.time_ms(n);  // warm-up
+    inner.push_back(std::max(1, static_cast<int>(50.0 / std::max(timer.time_ms(n), 1e-3))));
+  }
+  std::vector<std::vector<double>> samples(sizes.size());
+  for (int r = 0; r < repeats; ++r) {
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      double total = 0;
+      for (int i = 0; i < inner[s]; ++i) total += timer.time_ms(sizes[s]);
+      samples[s].push_back(total / inner[s]);
+      on_repeat();
+    }
+  }
+  return samples;
+}
+
+
+ForwardTimer::ForwardTimer(const LlamaModel& model, int64_t prefix, int64_t max_tokens)
+    : model_(model), prefix_(prefix) {
+  at::InferenceMode guard;
+  cache_ = model.new_cache(prefix + max_tokens);
+  if (prefix == 0) return;
+  ForwardRequest fill;
+  for (int64_t i = 0; i < prefix; ++i) fill.tokens.push_back(static_cast<int32_t>((i * 7919) % model.config().vocab_size));
+  fill.logits = LogitsWanted::None;
+  model.forward(cache_, fill);
+}
+
+double ForwardTimer::time_ms(int64_t n) {
+  at::InferenceMode guard;
+  ForwardRequest step;
+  for (int64_t i = 0; i < n; ++i) step.tokens.push_back(static_cast<int32_t>((i * 104729 + 17) % model_.config().vocab_size));
+  const auto start = std::chrono::steady_clock::now();
+  model_.forward(cache_, step).logits.to(at::kCPU);  // to the CPU: waits for a device
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  cache_.truncate(prefix_);
+  return ms;
+}
+
+CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_t prefix, int repeats) {
+  std::vector<int32_t> sizes;
+  for (int32_t n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})
+    if (n <= std::max(1, max_tokens)) sizes.push_back(n);
+  prefix = std::min<int64_t>(prefix, model.context_length() - sizes.back());
+  while (prefix < 0 && sizes.size() > 1) {  // a tiny context: drop the sizes that do not fit
+    sizes.pop_back();
+    prefix = std::min<int64_t>(64, model.context_length() - sizes.back());
+  }
+  prefix = std::max<int64_t>(prefix, 0);
+
+  ForwardTimer timer(model, prefix, sizes.back());
+  // The sizes take turns, so a busy spell of the machine hits them alike (the budget uses their
+  // ratios); the first round is a warm-up.
+  std::vector<std::vector<double>> ms(sizes.size());
+  for (int r = 0; r <= repeats; ++r)
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      const double took = timer.time_ms(sizes[s]);
+      if (r > 0) ms[s].push_back(took);
+    }
+  std::vector<std::pair<int32_t, double>> points;
+  for (size_t s = 0; s < sizes.size(); ++s) {
+    std::nth_element(ms[s].begin(), ms[s].begin() + ms[s].size() / 2, ms[s].end());
+    points.emplace_back(sizes[s], std::max(ms[s][ms[s].size() / 2], 1e-6));
+  }
+  // Noise can make a larger forward look cheaper; the budget assumes a non-decreasing curve.
+  for (size_t i = 1; i < points.size(); ++i) points[i].second = std::max(points[i].second, points[i - 1].second);
+  return CostCurve(points);
+}
+
+}  // namespace specd

@@ -1,0 +1,64 @@
+#pragma once
+// specd bench --methods as a library: decoding methods against autoregressive decoding on a set
+// of workload items, in the same run, per category and overall. Speed: mean accepted tokens per
+// step (MAT, counting the target's own token; AR = 1.00), acceptance rate, tokens/s, speedup (the
+// mean over prompts of the method's throughput divided by AR's, as Spec-Bench computes it,
+// prefill included) and the same ratio over the decoding time alone. Drift and quality, for
+// lossy policies beside AR: outputs equal to AR's at T = 0 and where they first differ, the
+// target's NLL per generated token, chrF against the workload's references.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/quality.h"
+#include "bench/request_runner.h"
+#include "bench/statistics.h"
+#include "util/progress.h"
+#include "workload/workload.h"
+
+namespace specd {
+
+class LlamaModel;
+class Tokenizer;
+
+struct ComparisonSetup {
+  std::vector<std::string> methods;  // "ar" first: every ratio is against it
+  std::vector<WorkloadItem> items;
+  int repeats = 3;                   // timed runs per prompt and method (median)
+  SamplingParams sampling;
+  std::vector<int32_t> stop_tokens;
+  bool quality = false;              // NLL and chrF (a teacher-forced target forward per run)
+  bool keep_runs = false;            // keep each item's first run per method (for traces)
+};
+
+struct MethodTally {
+  int64_t prompts = 0, tokens = 0, steps = 0, drafted = 0, accepted = 0, rescued = 0, relaxed = 0, equal_to_ar = 0;
+  double wall_ms = 0;
+  MeanAccumulator speedup, decode_speedup;
+  MeanAccumulator divergence;        // first differing token index, over prompts that differ from AR
+  double nll = 0;                    // summed over the scored tokens
+  int64_t nll_tokens = 0;
+  ChrfStats chrf;
+  int64_t chrf_turns = 0;            // turns that had a reference
+  void add(const MethodTally& other);
+  nlohmann::json to_json(bool greedy, bool quality) const;
+};
+
+struct ComparisonResult {
+  // method -> category -> tally, with an "overall" category.
+  std::map<std::string, std::map<std::string, MethodTally>> tallies;
+  std::vector<std::string> categories;  // in name order, "overall" last
+  // method -> each item's first run (keep_runs).
+  std::map<std::string, std::vector<std::pair<const WorkloadItem*, RequestRun>>> runs;
+};
+
+// Prompts interleave methods, and repeats interleave within a prompt, so machine drift hits all
+// alike. InputError when a prompt does not fit the context.
+ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string, Policy>& policies, const Tokenizer& tokenizer,
+                                 const ComparisonSetup& setup, Progress& progress);
+
+}  // namespace specd

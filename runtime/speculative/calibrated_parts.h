@@ -1,0 +1,31 @@
+#pragma once
+// What the calibrated policies take from a pair's artifact (runtime/artifact/artifact.h): CSD's
+// correction memory and thresholds, SAM's static corpus. The artifact was bound to the models by
+// check_pair when it was opened; these only read it.
+#include <memory>
+#include <string>
+
+#include "io/model_config.h"
+#include "speculative/correction_memory.h"
+#include "speculative/csd_acceptor.h"
+#include "speculative/sam_corpus.h"
+
+namespace specd {
+
+struct Artifact;
+
+// InputError when the method needs a calibration the artifact lacks (or no artifact was given).
+void require_calibration(const Artifact* artifact, const std::string& calibration, const std::string& method);
+
+// The artifact's static corpus, or null (no artifact, or none calibrated).
+std::shared_ptr<const StaticSam> sam_corpus_of(const Artifact* artifact, const ModelConfig& target);
+
+// lambda and tau: the artifact's thresholds (table `thresholds`, policy csd), else the paper's
+// defaults; values the caller set explicitly win.
+CsdOptions csd_options_of(const Artifact& artifact, const CsdOptions& requested, bool lambda_set, bool tau_set);
+
+// A fresh memory holding the artifact's calibrated pair counts (each policy built gets its own,
+// shared by the requests decoded with that policy).
+std::shared_ptr<CorrectionMemory> csd_memory_of(const Artifact& artifact);
+
+}  // namespace specd

@@ -1,0 +1,131 @@
+#include "speculative/draft_budget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace specd {
+
+CostCurve::CostCurve(std::vector<std::pair<int32_t, double>> points) : points_(std::move(points)) {
+  if (points_.empty()) throw std::invalid_argument("cost curve: no points");
+  for (size_t i = 0; i < points_.size(); ++i) {
+    if (points_[i].first < 1 || !(points_[i].second > 0)) throw std::invalid_argument("cost curve: n >= 1 and ms > 0 expected");
+    if (i > 0 && points_[i].first <= points_[i - 1].first) throw std::invalid_argument("cost curve: n must ascend");
+  }
+}
+
+double CostCurve::at(int32_t n) const {
+  if (points_.empty()) throw std::logic_error("cost curve: empty");
+  if (points_.size() == 1 || n <= points_.front().first) {
+    // One point, or below the first: scale it (a lower bound on the per-token cost).
+    const auto& [n0, ms0] = points_.front();
+    return n <= n0 ? ms0 : ms0 * n / n0;
+  }
+  size_t hi = 1;
+  while (hi + 1 < points_.size() && points_[hi].first < n) ++hi;
+  const auto& [n0, ms0] = points_[hi - 1];
+  const auto& [n1, ms1] = points_[hi];
+  return ms0 + (ms1 - ms0) * (n - n0) / static_cast<double>(n1 - n0);
+}
+
+DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
+    : cost_(std::move(target_cost)), options_(options) {
+  if (cost_.empty()) throw std::invalid_argument("draft budget: empty cost curve");
+  if (!(options_.prior_acceptance > 0 && options_.prior_acceptance < 1)) throw std::invalid_argument("draft budget: prior in (0, 1)");
+  if (!(options_.decay > 0 && options_.decay <= 1)) throw std::invalid_argument("draft budget: decay in (0, 1]");
+}
+
+void DraftBudget::reset() {
+  classes_.clear();
+  step_ = 0;
+}
+
+Acceptance DraftBudget::acceptance(int32_t cls) const {
+  const double w = options_.prior_weight, prior = options_.prior_acceptance;
+  const auto found = classes_.find(cls);
+  const Counts counts = found == classes_.end() ? Counts{} : found->second;
+  return Acceptance{(counts.first_accepted + w * prior) / (counts.first_tried + w),
+                    (counts.next_accepted + w * prior) / (counts.next_tried + w)};
+}
+
+double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
+  if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
+  double expected = 1, reach = a.first;  // reach: the chance that level i is accepted
+  for (int32_t i = 1; i <= std::min(k, max_depth); ++i, reach *= a.next) expected += reach;
+  return expected / (cost_ms(k + 1) + k * draft_ms_per_node);
+}
+
+void DraftBudget::observe_cost(int32_t n, double ms) {
+  if (n < 1 || !(ms > 0)) return;
+  if (observed_ms_.size() <= static_cast<size_t>(n)) observed_ms_.resize(n + 1, 0.0);
+  double& mean = observed_ms_[n];
+  mean = mean == 0 ? ms : (1 - options_.cost_weight) * mean + options_.cost_weight * ms;
+  // Sizes not verified lately drift back to the measured curve (scaled by the observed one-token
+  // cost), so one slow outlier does not keep a draft length off for the rest of the run.
+  const double scale = observed_ms_[1] > 0 ? observed_ms_[1] / cost_.at(1) : 1.0;
+  for (size_t m = 2; m < observed_ms_.size(); ++m)
+    if (static_cast<int32_t>(m) != n && observed_ms_[m] > 0)
+      observed_ms_[m] += options_.cost_relax * (cost_.at(static_cast<int32_t>(m)) * scale - observed_ms_[m]);
+}
+
+void DraftBudget::observe_draft_cost(int32_t cls, int32_t nodes, double ms) {
+  if (nodes <= 0 || !(ms >= 0)) return;
+  const auto found = draft_ms_per_node_.find(cls);
+  const double per_node = ms / nodes;
+  if (found == draft_ms_per_node_.end())
+    draft_ms_per_node_[cls] = per_node;
+  else
+    found->second = (1 - options_.cost_weight) * found->second + options_.cost_weight * per_node;
+}
+
+double DraftBudget::draft_cost(int32_t cls) const {
+  const auto found = draft_ms_per_node_.find(cls);
+  if (found != draft_ms_per_node_.end()) return found->second;
+  return cls == 0 ? options_.draft_ms_per_node : 0.0;
+}
+
+double DraftBudget::cost_ms(int32_t n) const {
+  if (static_cast<size_t>(n) < observed_ms_.size() && observed_ms_[n] > 0) return observed_ms_[n];
+  const double scale = observed_ms_.size() > 1 && observed_ms_[1] > 0 ? observed_ms_[1] / cost_.at(1) : 1.0;
+  return cost_.at(n) * scale;
+}
+
+int32_t DraftBudget::best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const {
+  int32_t best = 0;
+  double best_rate = rate(0, a, max_depth, draft_ms_per_node);
+  for (int32_t k = 1; k <= max_nodes; ++k) {
+    const double r = rate(k, a, max_depth, draft_ms_per_node);
+    if (r > best_rate) {
+      best = k;
+      best_rate = r;
+    }
+  }
+  return best;
+}
+
+int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth) const {
+  const int32_t best = best_nodes(acceptance(cls), max_nodes, max_depth, draft_cost(cls));
+  if (best > 0 || options_.probe_interval <= 0 || max_nodes < 1 || max_depth < 1) return best;
+  if (draft_cost(cls) > options_.probe_max_draft_share * cost_ms(1)) return best;
+  const auto found = classes_.find(cls);
+  const bool idle = found == classes_.end() || step_ - found->second.last_drafted >= options_.probe_interval;
+  return idle ? 1 : 0;
+}
+
+void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {
+  for (auto& entry : classes_) {
+    Counts& c = entry.second;
+    for (double* count : {&c.first_accepted, &c.first_tried, &c.next_accepted, &c.next_tried}) *count *= options_.decay;
+  }
+  ++step_;
+  if (drafted <= 0) return;
+  Counts& counts = classes_[cls];
+  counts.last_drafted = step_;
+  counts.first_tried += 1;
+  counts.first_accepted += accepted > 0 ? 1 : 0;
+  // Levels 2..drafted were tried while their parent was accepted: up to the first rejection.
+  counts.next_tried += std::max(0, std::min(drafted, accepted + 1) - 1);
+  counts.next_accepted += std::max(0, accepted - 1);
+}
+
+}  // namespace specd

@@ -1,0 +1,83 @@
+#pragma once
+// Drafting: propose a tree of candidate continuations for one step, and learn from what the
+// target accepted. Model drafters, PLD, SAM-Decoding, ReSpec and AdaPLD implement this.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "speculative/acceptor.h"
+#include "speculative/draft_budget.h"
+#include "speculative/draft_tree.h"
+
+namespace specd {
+
+struct DraftRequest {
+  // Every committed token: prompt and generated text, the root excluded.
+  const std::vector<int32_t>& committed;
+  int32_t root_token;        // the bonus token that starts this step's tree
+  int32_t max_nodes;         // drafted nodes allowed besides the root (the verification budget)
+  int32_t max_depth;         // deepest drafted node allowed (positions left in the context, etc.)
+  // The cost-aware budget, or null. A drafter that knows its proposal's class before drafting
+  // (limits_itself) asks it how many nodes that class pays for.
+  const DraftBudget* budget = nullptr;
+
+  int32_t nodes_for(int32_t proposal_class) const {
+    return budget ? budget->nodes_for(proposal_class, max_nodes, max_depth) : max_nodes;
+  }
+};
+
+// What a drafter asks the engine for besides the committed tokens (Drafter::needs). The engine
+// computes only what some drafter asks for: each costs a pass over the vocabulary or a copy of
+// hidden states per position.
+struct DrafterNeeds {
+  bool target_logits = false;       // the target's logits rows of the verified tree
+  bool target_entropy = false;      // the target's entropy (nats, T = 1) after each committed token
+  std::vector<int> hidden_layers;   // the target's hidden states of these layers (see ForwardRequest)
+  bool prefill = false;             // the same for every prompt position, once, before drafting
+};
+
+// The target's outputs at positions it has just run: rows in position order. Only the parts the
+// drafter's needs() asked for are filled.
+struct TargetOutputs {
+  const float* logits = nullptr;    // [rows, vocab] when target_logits (verify: one row per tree node)
+  int64_t rows = 0, vocab = 0;
+  std::vector<float> entropies;     // per committed position (target_entropy)
+  // Per asked layer, [committed positions, hidden_size] row-major (hidden_layers).
+  std::vector<std::vector<float>> hidden;
+  int64_t hidden_size = 0;
+};
+
+struct StepFeedback {
+  const DraftTree& tree;
+  const AcceptResult& result;
+  // The tokens committed by the step: the accepted path's tokens (root first); next_token is not
+  // committed yet (it is the next root).
+  const std::vector<int32_t>& committed_now;
+  // The target's outputs: logits for every tree node, entropies and hidden states for the
+  // committed path (root first), as needs() asked.
+  const TargetOutputs& target;
+};
+
+class Drafter {
+ public:
+  virtual ~Drafter() = default;
+  virtual std::string name() const = 0;
+  // Called once per request with the prompt, before the first propose.
+  virtual void begin(const std::vector<int32_t>& prompt) = 0;
+  virtual DrafterNeeds needs() const { return {}; }
+  // With needs().prefill: the target's outputs at every prompt position, after begin().
+  virtual void observe_prefill(const TargetOutputs& prefill) {}
+  virtual DraftTree propose(const DraftRequest& request) = 0;
+  virtual void observe(const StepFeedback& feedback) = 0;
+  // A label for the kind of the last proposal (PLD: the matched n-gram length), so that the
+  // draft budget can keep an acceptance estimate per kind. One kind by default. Class 0 is the
+  // one a draft model drafts in (its cost per node starts at the model's step); classes above 0
+  // are retrieval, which starts at no cost.
+  virtual int32_t proposal_class() const { return 0; }
+  // True when propose() limits itself with DraftRequest::nodes_for once it knows its class
+  // (retrieval drafters: the class is the match found). Otherwise the engine limits max_nodes to
+  // what class 0 pays for before proposing.
+  virtual bool limits_itself() const { return false; }
+};
+
+}  // namespace specd

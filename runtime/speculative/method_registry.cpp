@@ -1,0 +1,158 @@
+#include "speculative/method_registry.h"
+
+#include <algorithm>
+
+#include "bench/forward_cost.h"
+#include "model/llama_model.h"
+#include "speculative/calibrated_parts.h"
+#include "speculative/model_chain_drafter.h"
+#include "speculative/sampling_acceptor.h"
+#include "util/error.h"
+
+namespace specd {
+namespace {
+
+void check_chain(const std::string& method, int32_t gamma) {
+  if (gamma < 1) input_error("method " + method, "gamma (draft chain length) must be at least 1");
+}
+
+void check_tree(const std::string& method, const TreeDraftOptions& tree) {
+  if (tree.top_k < 1 || tree.depth < 1) input_error("method " + method, "tree top_k and depth must be at least 1");
+  if (tree.nodes < tree.depth)
+    input_error("method " + method, "a tree budget of " + std::to_string(tree.nodes) + " nodes cannot reach depth " +
+                                        std::to_string(tree.depth));
+}
+
+void build_sd(Policy& policy, const MethodContext& c) {
+  check_chain(policy.method, c.options.gamma);
+  policy.drafter = std::make_unique<ModelChainDrafter>(c.draft, c.options.gamma, c.sampling);
+  policy.acceptor = std::make_unique<SamplingAcceptor>();
+  policy.max_nodes = policy.max_depth = c.options.gamma;
+}
+
+void build_sd_tree(Policy& policy, const MethodContext& c) {
+  check_tree(policy.method, c.options.tree);
+  policy.drafter = std::make_unique<ModelTreeDrafter>(c.draft, c.options.tree);
+  policy.acceptor = std::make_unique<SamplingAcceptor>();
+  policy.max_nodes = c.options.tree.nodes;
+  policy.max_depth = c.options.tree.depth;
+}
+
+void build_pld(Policy& policy, const MethodContext& c) {
+  validate(c.options.pld);
+  policy.drafter = std::make_unique<PldDrafter>(c.options.pld);
+  policy.acceptor = std::make_unique<SamplingAcceptor>();
+  policy.max_nodes = policy.max_depth = c.options.pld.num_pred_tokens;
+}
+
+void build_sam(Policy& policy, const MethodContext& c) {
+  validate(c.options.sam);
+  Drafter* fallback = nullptr;
+  if (c.draft) {
+    check_tree(policy.method, c.options.tree);
+    auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
+    fallback = tree.get();
+    policy.owned.push_back(tree);
+  }
+  std::shared_ptr<const StaticSam> corpus = sam_corpus_of(c.artifact, c.target.config());
+  if (corpus) policy.owned.push_back(corpus);
+  policy.drafter = std::make_unique<SamDrafter>(c.options.sam, fallback, corpus.get());
+  policy.acceptor = std::make_unique<SamplingAcceptor>();
+  policy.max_nodes = std::max(c.options.sam.n_predicts - 1, c.draft ? c.options.tree.nodes : 0);
+  policy.max_depth = std::max(c.options.sam.n_predicts - 1, c.draft ? c.options.tree.depth : 0);
+}
+
+// CSD and its ablations: the draft chain of sd, verified by the CSD acceptor with the artifact's
+// correction memory.
+void build_csd(Policy& policy, const MethodContext& c, bool use_memory, bool use_gate) {
+  check_chain(policy.method, c.options.gamma);
+  CsdOptions options = csd_options_of(*c.artifact, c.options.csd, c.options.csd_lambda_set, c.options.csd_tau_set);
+  options.use_memory = use_memory;
+  options.use_gate = use_gate;
+  validate(options);
+  policy.memory = csd_memory_of(*c.artifact);
+  policy.drafter = std::make_unique<ModelChainDrafter>(c.draft, c.options.gamma, c.sampling);
+  policy.acceptor = std::make_unique<CsdAcceptor>(policy.memory, options);
+  policy.max_nodes = policy.max_depth = c.options.gamma;
+}
+
+}  // namespace
+
+const std::vector<MethodInfo>& method_registry() {
+  static const std::vector<MethodInfo> methods{
+      {"ar", "autoregressive decoding, one target forward per token", DraftModelUse::None, true, "", nullptr},
+      {"sd", "draft-model chain of gamma tokens, lossless verification", DraftModelUse::Required, true, "", build_sd},
+      {"sd-tree", "draft-model tree (EAGLE-2-style top-k expansion), lossless verification", DraftModelUse::Required, true, "",
+       build_sd_tree},
+      {"pld", "Prompt Lookup Decoding: copy after an n-gram match in prompt + output, lossless", DraftModelUse::None, true, "",
+       build_pld},
+      {"sam", "SAM-Decoding: suffix-automaton retrieval (and the artifact's static corpus), draft-model tree fallback, lossless",
+       DraftModelUse::Optional, true, "", build_sam},
+      {"csd", "CSD (LOSSY): sd's chain, rejected tokens rescued by the correction memory and the logit-gap gate",
+       DraftModelUse::Required, false, "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }},
+      {"csd-ocm-only", "CSD ablation (LOSSY): rescue by the correction memory alone, no gate", DraftModelUse::Required, false,
+       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }},
+      {"csd-scg-only", "CSD ablation (LOSSY): rescue by the logit-gap gate alone, no memory", DraftModelUse::Required, false,
+       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }},
+  };
+  return methods;
+}
+
+std::string method_names_text() {
+  std::string text;
+  for (const MethodInfo& m : method_registry()) text += (text.empty() ? "" : ", ") + m.name;
+  return text;
+}
+
+const MethodInfo& find_method(const std::string& name) {
+  for (const MethodInfo& m : method_registry())
+    if (m.name == name) return m;
+  input_error("method", "unknown method '" + name + "' (known: " + method_names_text() + ")");
+}
+
+Policy make_policy(const std::string& method, const MethodContext& c) {
+  const MethodInfo& info = find_method(method);
+  if (info.draft == DraftModelUse::Required && !c.draft) input_error("method " + method, "needs a draft model");
+  if (c.draft && c.draft->config().vocab_size != c.target.config().vocab_size)
+    input_error("draft model", "its vocabulary (" + std::to_string(c.draft->config().vocab_size) + ") differs from the target's (" +
+                                   std::to_string(c.target.config().vocab_size) + ")");
+  if (!info.calibration.empty()) require_calibration(c.artifact, info.calibration, method);
+
+  Policy policy;
+  policy.method = method;
+  policy.lossless = info.lossless;
+  if (!info.build) {
+    policy.autoregressive = true;
+    return policy;
+  }
+  // Only the optional fallback uses a draft the method does not need.
+  MethodContext context = c;
+  if (info.draft == DraftModelUse::None) context.draft = nullptr;
+  info.build(policy, context);
+  policy.model_drafts = context.draft != nullptr;
+  if (c.options.adaptive_budget) {
+    DraftBudgetOptions budget = c.options.budget;
+    // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.
+    if (policy.model_drafts)
+      budget.draft_ms_per_node = c.options.draft_ms_per_token ? *c.options.draft_ms_per_token : measure_cost_curve(*context.draft, 1).at(1);
+    CostCurve cost = c.options.target_cost ? *c.options.target_cost : measure_cost_curve(c.target, policy.max_nodes + 1);
+    policy.budget = std::make_unique<DraftBudget>(std::move(cost), budget);
+  }
+  return policy;
+}
+
+SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, decltype(SpeculativeOptions::on_step) on_step) {
+  if (policy.autoregressive) throw std::logic_error("decode_with: 'ar' has no drafter");
+  SpeculativeOptions spec;
+  spec.generate = options;
+  spec.max_draft_nodes = policy.max_nodes;
+  spec.max_draft_depth = policy.max_depth;
+  spec.budget = policy.budget.get();
+  spec.pruner = policy.pruner.get();
+  spec.root_entropy = policy.root_entropy;
+  spec.on_step = std::move(on_step);
+  return generate_speculative(target, *policy.drafter, *policy.acceptor, prompt, spec);
+}
+
+}  // namespace specd

@@ -1,0 +1,100 @@
+#pragma once
+// Decoding methods by name. One table (method_registry()) says, per method, what it does,
+// whether it needs a draft model or a calibration artifact, whether it is lossless, and how to
+// build it: a drafter, an optional pruner, an acceptor and its draft limits (a Policy, design.md).
+// Help text, the draft-model rule and option checks come from the table: a new policy is one
+// file (its drafter, pruner or acceptor) plus one entry in method_registry.cpp.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decode/speculative.h"
+#include "sampling/sampler.h"
+#include "speculative/acceptor.h"
+#include "speculative/csd_acceptor.h"
+#include "speculative/draft_budget.h"
+#include "speculative/drafter.h"
+#include "speculative/model_tree_drafter.h"
+#include "speculative/pld_drafter.h"
+#include "speculative/pruner.h"
+#include "speculative/sam_drafter.h"
+
+namespace specd {
+
+class LlamaModel;
+struct Artifact;
+
+struct MethodOptions {
+  int32_t gamma = 4;          // draft chain length (sd, csd)
+  TreeDraftOptions tree;      // sd-tree and SAM's fallback
+  PldOptions pld;
+  SamOptions sam;
+  CsdOptions csd;             // lambda and tau: the artifact's thresholds unless set here
+  bool csd_lambda_set = false, csd_tau_set = false;
+  // Cost-aware draft length (speculative/draft_budget.h): each step drafts at most the options
+  // above allow, fewer when the measured cost curve says a longer draft does not pay. false:
+  // always the full length (the reference methods' fixed lengths).
+  bool adaptive_budget = true;
+  DraftBudgetOptions budget;
+  // The target's cost curve and the draft's cost per drafted token; make_policy measures what is
+  // missing (a caller building several methods measures once and passes them in).
+  std::optional<CostCurve> target_cost;
+  std::optional<double> draft_ms_per_token;
+};
+
+enum class DraftModelUse { None, Required, Optional };
+
+// What a factory builds from.
+struct MethodContext {
+  const LlamaModel& target;
+  std::shared_ptr<const LlamaModel> draft;  // null when no draft model was given
+  const SamplingParams& sampling;
+  const MethodOptions& options;
+  const Artifact* artifact;                 // null when no artifact was given
+};
+
+struct Policy {
+  std::string method;
+  bool autoregressive = false;  // "ar": the plain loop, no drafter
+  bool lossless = true;
+  std::unique_ptr<Drafter> drafter;
+  std::unique_ptr<Pruner> pruner;  // null: verify the whole draft
+  std::unique_ptr<Acceptor> acceptor;
+  int32_t max_nodes = 0, max_depth = 0;
+  bool model_drafts = false;       // drafting runs a draft model (the budget charges its forwards)
+  std::unique_ptr<DraftBudget> budget;  // null: fixed budget
+  bool root_entropy = true;        // in the step traces (SpeculativeOptions::root_entropy)
+  // What the drafter or acceptor borrows (SAM's fallback drafter and corpus, CSD's memory).
+  std::vector<std::shared_ptr<const void>> owned;
+  std::shared_ptr<CorrectionMemory> memory;  // CSD's correction memory, when the method has one
+};
+
+struct MethodInfo {
+  std::string name;
+  std::string summary;         // one line of help
+  DraftModelUse draft = DraftModelUse::None;
+  bool lossless = true;
+  // The calibration the method loads from the artifact ("" for none); required when set.
+  std::string calibration;
+  // Fills the policy's drafter, pruner, acceptor and limits; checks the options it uses
+  // (InputError naming the method and the field).
+  std::function<void(Policy&, const MethodContext&)> build;
+};
+
+// Every method, in display order ("ar" first).
+const std::vector<MethodInfo>& method_registry();
+// InputError "method: unknown method 'x' (known: ...)".
+const MethodInfo& find_method(const std::string& name);
+std::string method_names_text();  // "ar, sd, sd-tree, ..."
+
+// Builds a method: InputError for an unknown method, a missing draft model or artifact part, a
+// draft whose vocabulary differs from the target's, or an option out of range.
+Policy make_policy(const std::string& method, const MethodContext& context);
+
+// Decodes one prompt with a speculative policy (not "ar"); `on_step` as SpeculativeOptions::on_step.
+SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, decltype(SpeculativeOptions::on_step) on_step = {});
+
+}  // namespace specd

@@ -1,0 +1,61 @@
+#include "speculative/model_chain_drafter.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+
+#include "model/llama_model.h"
+
+namespace specd {
+namespace {
+
+SamplingParams drafter_stream(SamplingParams params) {
+  params.seed = params.seed * 6364136223846793005ULL + 1442695040888963407ULL;  // a stream apart from the target's
+  return params;
+}
+
+}  // namespace
+
+ModelChainDrafter::ModelChainDrafter(std::shared_ptr<const LlamaModel> draft, int32_t gamma, const SamplingParams& sampling)
+    : runner_(std::move(draft)), gamma_(gamma), sampling_(sampling), sampler_(drafter_stream(sampling)) {}
+
+void ModelChainDrafter::begin(const std::vector<int32_t>& prompt) {
+  runner_.reset();
+  sampler_ = Sampler(drafter_stream(sampling_));
+}
+
+DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
+  DraftTree tree(request.root_token);
+  const int32_t length = std::min({gamma_, request.max_nodes, request.max_depth});
+  if (length <= 0) return tree;
+  std::vector<int32_t> tokens = request.committed;
+  tokens.push_back(request.root_token);
+  const int64_t room = runner_.model().context_length() - static_cast<int64_t>(tokens.size());
+  const int32_t steps = static_cast<int32_t>(std::min<int64_t>(length, room));
+  at::Tensor logits = runner_.sync(tokens);
+  const int64_t vocab = logits.size(0);
+  int32_t parent = 0;
+  for (int32_t d = 0; d < steps; ++d) {
+    const float* row = logits.data_ptr<float>();
+    int32_t token;
+    if (sampling_.temperature == 0.0) {
+      token = argmax(row, vocab);
+      parent = tree.add(parent, token, DraftSource::Model);
+    } else {
+      auto q = std::make_shared<const std::vector<float>>([&] {
+        std::vector<double> shaped = shaped_distribution(row, vocab, sampling_);
+        return std::vector<float>(shaped.begin(), shaped.end());
+      }());
+      token = draw(std::vector<double>(q->begin(), q->end()), sampler_.uniform());
+      tree.child_q[parent] = q;
+      parent = tree.add(parent, token, DraftSource::Model, (*q)[token]);
+    }
+    if (d + 1 < steps) {
+      tokens.push_back(token);
+      logits = runner_.sync(tokens);
+    }
+  }
+  return tree;
+}
+
+}  // namespace specd

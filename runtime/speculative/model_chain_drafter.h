@@ -1,0 +1,28 @@
+#pragma once
+// Standard speculative decoding's drafter: the draft model proposes a chain of up to gamma tokens,
+// greedily at temperature 0, otherwise sampled from its own distribution shaped like the target's
+// (temperature, top-k, top-p), keeping that distribution for the rejection-sampling residual.
+#include <memory>
+
+#include "speculative/draft_model_runner.h"
+#include "sampling/sampler.h"
+#include "speculative/drafter.h"
+
+namespace specd {
+
+class ModelChainDrafter : public Drafter {
+ public:
+  ModelChainDrafter(std::shared_ptr<const LlamaModel> draft, int32_t gamma, const SamplingParams& sampling);
+  std::string name() const override { return "draft-chain"; }
+  void begin(const std::vector<int32_t>& prompt) override;
+  DraftTree propose(const DraftRequest& request) override;
+  void observe(const StepFeedback& feedback) override {}
+
+ private:
+  DraftModelRunner runner_;
+  int32_t gamma_;
+  SamplingParams sampling_;
+  Sampler sampler_;  // the drafter's own random stream, seeded from the request's seed
+};
+
+}  // namespace specd

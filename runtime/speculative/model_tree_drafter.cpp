@@ -1,0 +1,115 @@
+#include "speculative/model_tree_drafter.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "model/llama_model.h"
+
+namespace specd {
+namespace {
+
+struct PoolNode {
+  int32_t token;
+  int32_t parent;  // index into the pool, -1 for a child of the root
+  double score;    // cumulative log-probability
+  int64_t row = -1;  // draft cache row once the node has been fed (expanded)
+};
+
+// The k largest log-probabilities of one row (ties to the lower id).
+std::vector<std::pair<int32_t, double>> top_log_probs(const float* logits, int64_t vocab, int32_t k) {
+  float max_logit = *std::max_element(logits, logits + vocab);
+  double z = 0;
+  for (int64_t i = 0; i < vocab; ++i) z += std::exp(static_cast<double>(logits[i] - max_logit));
+  const double log_z = std::log(z) + max_logit;
+  std::vector<int32_t> ids(static_cast<size_t>(vocab));
+  std::iota(ids.begin(), ids.end(), 0);
+  k = static_cast<int32_t>(std::min<int64_t>(k, vocab));
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(),
+                    [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  std::vector<std::pair<int32_t, double>> top;
+  for (int32_t i = 0; i < k; ++i) top.emplace_back(ids[i], logits[ids[i]] - log_z);
+  return top;
+}
+
+}  // namespace
+
+ModelTreeDrafter::ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options)
+    : runner_(std::move(draft)), options_(options) {}
+
+DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
+  DraftTree tree(request.root_token);
+  const int32_t depth = std::min(options_.depth, request.max_depth);
+  const int32_t max_nodes = std::min(options_.nodes, request.max_nodes);
+  if (depth <= 0 || max_nodes <= 0) return tree;
+  std::vector<int32_t> tokens = request.committed;
+  tokens.push_back(request.root_token);
+  at::Tensor root_logits = runner_.sync(tokens);
+  const int64_t vocab = root_logits.size(0);
+  const int64_t tree_base = runner_.length();
+  const int64_t root_position = tree_base - 1;
+
+  std::vector<PoolNode> pool;
+  std::vector<int32_t> frontier;
+  for (auto [token, logp] : top_log_probs(root_logits.data_ptr<float>(), vocab, options_.top_k)) {
+    frontier.push_back(static_cast<int32_t>(pool.size()));
+    pool.push_back({token, -1, logp});
+  }
+  std::vector<int64_t> cached_parents;  // parent row of every fed pool node, in row order
+  for (int32_t level = 2; level <= depth; ++level) {
+    if (root_position + level >= runner_.model().context_length()) break;
+    // Feed the frontier: each node sees the prefix and its own ancestors.
+    ForwardRequest feed;
+    feed.tree_base = tree_base;
+    feed.cached_parents = cached_parents;
+    for (int32_t node : frontier) {
+      feed.tokens.push_back(pool[node].token);
+      feed.parents.push_back(pool[node].parent < 0 ? -1 : pool[pool[node].parent].row);
+      feed.positions.push_back(root_position + level - 1);
+    }
+    const int64_t first_row = runner_.cache().length();
+    at::Tensor logits = runner_.model().forward(runner_.cache(), feed).logits.to(at::kCPU).contiguous();
+    std::vector<int32_t> children;
+    for (size_t f = 0; f < frontier.size(); ++f) {
+      PoolNode& node = pool[frontier[f]];
+      node.row = first_row + static_cast<int64_t>(f);
+      cached_parents.push_back(feed.parents[f]);
+      for (auto [token, logp] : top_log_probs(logits[f].data_ptr<float>(), vocab, options_.top_k)) {
+        children.push_back(static_cast<int32_t>(pool.size()));
+        pool.push_back({token, frontier[f], node.score + logp});
+      }
+    }
+    std::stable_sort(children.begin(), children.end(), [&](int32_t a, int32_t b) { return pool[a].score > pool[b].score; });
+    children.resize(std::min<size_t>(children.size(), static_cast<size_t>(options_.top_k)));
+    std::sort(children.begin(), children.end());
+    frontier = children;
+  }
+  // Tree rows are scratch: the next sync re-feeds whatever gets committed.
+  runner_.truncate(tree_base);
+
+  // The best max_nodes nodes of the pool; a child never outscores its parent (log-probs <= 0),
+  // so taking the best in score order, skipping nodes whose parent was not taken, stays closed.
+  std::vector<int32_t> order(pool.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return pool[a].score > pool[b].score; });
+  std::vector<bool> taken(pool.size(), false);
+  int32_t count = 0;
+  for (int32_t node : order) {
+    if (count >= max_nodes) break;
+    if (pool[node].parent >= 0 && !taken[pool[node].parent]) continue;
+    taken[node] = true;
+    ++count;
+  }
+  // Pool order is level-major, so parents come before children.
+  std::vector<int32_t> tree_index(pool.size(), -1);
+  for (size_t node = 0; node < pool.size(); ++node) {
+    if (!taken[node]) continue;
+    int32_t parent = pool[node].parent < 0 ? 0 : tree_index[pool[node].parent];
+    tree_index[node] = tree.add(parent, pool[node].token, DraftSource::Model);
+  }
+  return tree;
+}
+
+}  // namespace specd

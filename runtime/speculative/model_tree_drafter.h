@@ -1,0 +1,33 @@
+#pragma once
+// A dynamic draft tree from the draft model, as EAGLE-2 builds it: each level expands the top_k
+// frontier nodes by cumulative log-probability (the log of the product of draft probabilities
+// along the path) into top_k children each, one draft forward per level; then the best
+// max_nodes nodes of the whole pool form the tree (ancestor-closed, parents before children).
+// Children are deterministic (top-k), so acceptance uses the point-mass rule at T > 0.
+#include <memory>
+
+#include "speculative/draft_model_runner.h"
+#include "speculative/drafter.h"
+
+namespace specd {
+
+struct TreeDraftOptions {
+  int32_t top_k = 4;   // children per expanded node, and frontier width
+  int32_t depth = 5;   // levels
+  int32_t nodes = 16;  // drafted nodes kept (also capped by the step's budget)
+};
+
+class ModelTreeDrafter : public Drafter {
+ public:
+  ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options);
+  std::string name() const override { return "draft-tree"; }
+  void begin(const std::vector<int32_t>& prompt) override { runner_.reset(); }
+  DraftTree propose(const DraftRequest& request) override;
+  void observe(const StepFeedback& feedback) override {}
+
+ private:
+  DraftModelRunner runner_;
+  TreeDraftOptions options_;
+};
+
+}  // namespace specd
