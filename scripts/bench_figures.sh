@@ -30,11 +30,14 @@ done
 echo "== specd bench --model data/models/demo-target --fp32-activations ==" >&2
 "$specd" bench --model data/models/demo-target --fp32-activations --repeats "$repeats" --json > "$out/demo-target-fp32-activations.json"
 
-# SAM-Decoding's static corpus for the demo target: its greedy answers to the calibration prompts
-# (which no workload shares).
-corpus=artifacts/demo-target/sam-corpus.json
+# The demo pair's artifact: SAM-Decoding's static corpus (the target's greedy answers to the
+# calibration prompts, which no workload shares) and CSD's correction memory.
+artifact=artifacts/demo-pair
+rm -rf "$artifact"
 echo "== specd calibrate sam-corpus ==" >&2
-"$specd" calibrate sam-corpus --model data/models/demo-target --out "$corpus"
+"$specd" calibrate sam-corpus --target data/models/demo-target --draft data/models/demo-draft --out "$artifact"
+echo "== specd calibrate csd ==" >&2
+"$specd" calibrate csd --target data/models/demo-target --draft data/models/demo-draft --out "$artifact" | tee "$out/calibrate-csd.txt"
 
 # Every method with the cost-aware draft budget (the default), then with the reference methods'
 # fixed draft lengths; sam with and without the static corpus.
@@ -43,7 +46,7 @@ for budget in auto fixed; do
     name=methods-t0-$budget$([ $sam = corpus ] && echo -sam-corpus || true)
     methods=sd,sd-tree,pld,sam
     corpus_option=()
-    if [ $sam = corpus ]; then methods=pld,sam; corpus_option=(--sam-corpus "$corpus"); fi
+    if [ $sam = corpus ]; then methods=pld,sam; corpus_option=(--artifact "$artifact"); fi
     echo "== specd bench --methods $methods (T=0, --draft-budget $budget, sam $sam) ==" >&2
     rm -f "$out/$name.sqlite"
     "$specd" bench --methods "$methods" --draft-budget "$budget" "${corpus_option[@]}" --max-prompts "${MAX_PROMPTS:-40}" \
@@ -56,8 +59,19 @@ done
 for sam in dynamic corpus; do
   name=summarization-t0-r7$([ $sam = corpus ] && echo -sam-corpus || true)
   corpus_option=()
-  [ $sam = corpus ] && corpus_option=(--sam-corpus "$corpus")
+  [ $sam = corpus ] && corpus_option=(--artifact "$artifact")
   echo "== specd bench --methods pld,sam --categories summarization --repeats 7 (sam $sam) ==" >&2
   "$specd" bench --methods pld,sam --categories summarization "${corpus_option[@]}" --max-prompts 40 --repeats 7 \
     --json "$out/$name.json" | tee "$out/$name.txt"
+done
+
+# CSD against sd, with the papers' fixed draft length (gamma 6 as the paper) and with the budget,
+# greedy and sampled; drift and quality are printed beside AR's.
+for temperature in 0 0.6; do
+  for budget in fixed auto; do
+    name=csd-t$temperature-$budget
+    echo "== specd bench --methods sd,csd,csd-ocm-only,csd-scg-only (T=$temperature, --draft-budget $budget) ==" >&2
+    "$specd" bench --methods sd,csd,csd-ocm-only,csd-scg-only --artifact "$artifact" --gamma 6 --draft-budget "$budget" \
+      --temperature "$temperature" --max-prompts "${CSD_PROMPTS:-20}" --repeats "${METHOD_REPEATS:-3}" --json "$out/$name.json" | tee "$out/$name.txt"
+  done
 done

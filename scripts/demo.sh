@@ -27,9 +27,17 @@ echo
 echo "== specd bench (demo draft) =="
 "$specd" bench --model "$draft" --repeats 5
 echo
+artifact=artifacts/demo-pair
+rm -rf "$artifact"
 echo "== specd calibrate sam-corpus (SAM-Decoding's static corpus: the target's answers to the calibration prompts) =="
-"$specd" calibrate sam-corpus --model "$target" --out artifacts/demo-target/sam-corpus.json
+"$specd" calibrate sam-corpus --target "$target" --draft "$draft" --out "$artifact"
 echo
-echo "== specd bench --methods (every method against AR, 2 prompts per workload category; sam with the corpus) =="
-"$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam --max-prompts 2 --repeats 1 \
-  --sam-corpus artifacts/demo-target/sam-corpus.json
+echo "== specd calibrate csd (CSD's correction memory: rejections of standard speculative decoding, 60 prompts) =="
+"$specd" calibrate csd --target "$target" --draft "$draft" --max-prompts 60 --out "$artifact"
+echo
+echo "== specd artifact verify =="
+"$specd" artifact verify "$artifact" --target "$target" --draft "$draft"
+echo
+echo "== specd bench --methods (every method against AR, 2 prompts per workload category; sam with the corpus, csd LOSSY) =="
+"$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam,csd --max-prompts 2 --repeats 1 \
+  --artifact "$artifact"

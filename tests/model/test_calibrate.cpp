@@ -1,0 +1,157 @@
+// Calibration as a user runs it (specd calibrate csd, specd artifact merge): the same command
+// twice gives the same tables and arrays; shards merged equal the unsharded run; a run killed
+// with SIGKILL at random points and resumed equals an uninterrupted one, with nothing lost or
+// counted twice; the artifact is refused for another pair.
+#include "catch_torch.h"
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include "artifact/artifact_reader.h"
+#include "cli_helpers.h"
+#include "fixture_models.h"
+
+using namespace specd;
+using namespace specd::test;
+
+namespace {
+
+struct Pair {
+  std::string target, draft, prompts;
+};
+
+// Fixture names of this process: ctest runs the test cases in parallel processes.
+std::string own(const std::string& name) { return name + "-" + std::to_string(getpid()); }
+
+// A target and a different draft sharing the tiny tokenizer, and 7 calibration prompts.
+const Pair& pair() {
+  static const Pair p = [] {
+    Pair made;
+    made.target = model_with_tokenizer(own("calibrate-target"));
+    made.draft = write_model(own("calibrate-draft"), tiny_config("llama"), DType::F32, 99);
+    std::filesystem::copy_file(tiny_tokenizer(), made.draft + "/tokenizer.json", std::filesystem::copy_options::overwrite_existing);
+    made.prompts = fixture_dir(own("calibrate-prompts")) + "/prompts.jsonl";
+    std::string lines;
+    for (const char* text : {"def the thing", "the quick fox", "import os", "for i in range", "the the the", "class A:", "x = 1"})
+      lines += std::string("{\"id\": \"p-") + text[0] + std::to_string(lines.size()) + "\", \"category\": \"calibration\", \"prompt\": \"" +
+               text + "\", \"max_new_tokens\": 40}\n";
+    write_text(made.prompts, lines);
+    return made;
+  }();
+  return p;
+}
+
+std::string calibrate(const std::string& out, const std::string& extra = "") {
+  return "calibrate csd --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts + " --out " + out + " " +
+         extra;
+}
+
+std::string fresh(const std::string& name) {
+  static const std::string base = fixture_dir(own("calibrate-out"));
+  const std::string dir = base + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(dir + ".csd-journal.sqlite");
+  return dir;
+}
+
+// The tables and arrays of the CSD calibration (provenance aside: times and command lines differ).
+void require_same_calibration(const Artifact& a, const Artifact& b) {
+  REQUIRE(a.csd);
+  REQUIRE(b.csd);
+  CHECK(a.csd->prompts == b.csd->prompts);
+  CHECK(a.csd->rejections == b.csd->rejections);
+  CHECK(a.csd->pairs == b.csd->pairs);
+  CHECK(a.thresholds == b.thresholds);
+  CHECK(a.target == b.target);
+  CHECK(a.draft == b.draft);
+}
+
+}  // namespace
+
+TEST_CASE("calibrate csd: the same command twice gives the same tables and arrays", "[calibrate]") {
+  const std::string one = fresh("twice-1"), two = fresh("twice-2");
+  CliResult r = run_cli(calibrate(one));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Pareto shape") != std::string::npos);
+  REQUIRE(run_cli(calibrate(two)).exit_code == 0);
+  const Artifact a = read_artifact(one), b = read_artifact(two);
+  require_same_calibration(a, b);
+  CHECK(a.csd->prompts.size() == 7);
+  CHECK(!a.csd->rejections.empty());
+  CHECK(slurp(one + "/calibration.h5") == slurp(two + "/calibration.h5"));
+  CHECK(run_cli("artifact verify " + one + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+}
+
+TEST_CASE("calibrate csd: shards merged equal the unsharded run", "[calibrate]") {
+  const std::string whole = fresh("whole"), s0 = fresh("shard-0"), s1 = fresh("shard-1"), s2 = fresh("shard-2"), merged = fresh("merged");
+  REQUIRE(run_cli(calibrate(whole)).exit_code == 0);
+  REQUIRE(run_cli(calibrate(s0, "--shard 0/3")).exit_code == 0);
+  REQUIRE(run_cli(calibrate(s1, "--shard 1/3")).exit_code == 0);
+  REQUIRE(run_cli(calibrate(s2, "--shard 2/3")).exit_code == 0);
+  CHECK(read_artifact(s1).csd->prompts.size() == 2);  // prompts 1 and 4
+  CliResult r = run_cli("artifact merge --out " + merged + " " + s2 + " " + s0 + " " + s1);
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Artifact m = read_artifact(merged);
+  require_same_calibration(read_artifact(whole), m);
+  CHECK(m.csd->provenance.shards.size() == 3);
+  // A shard missing is refused.
+  require_one_line_error(run_cli("artifact merge --out " + fresh("merged-bad") + " " + s0 + " " + s1), s0.substr(0, s0.rfind('/')));
+}
+
+TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it equals an uninterrupted run", "[calibrate]") {
+  const std::string reference = fresh("uninterrupted");
+  const auto start = std::chrono::steady_clock::now();
+  REQUIRE(run_cli(calibrate(reference)).exit_code == 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const Artifact expected = read_artifact(reference);
+
+  std::mt19937 rng(3);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string out = fresh("killed-" + std::to_string(attempt));
+    const double at = std::uniform_real_distribution<double>(0.2, 0.9)(rng) * seconds;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.2f", at);
+    // timeout -s KILL: no handler runs, as with kill -9 (or a machine that loses power).
+    const std::string command = "timeout -s KILL " + std::string(limit) + " " + std::string(SPECD_CLI) + " " + calibrate(out) +
+                                " > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    CAPTURE(attempt, at, status);
+    if (std::filesystem::exists(out + "/manifest.json")) {
+      // It finished before the kill: nothing to resume, and it is complete.
+      require_same_calibration(expected, read_artifact(out));
+      continue;
+    }
+    CHECK(!std::filesystem::exists(out));  // no partial artifact is ever visible
+    // Without --resume an interrupted calibration is not silently restarted.
+    if (std::filesystem::exists(out + ".csd-journal.sqlite")) require_one_line_error(run_cli(calibrate(out)), "--resume");
+    CliResult resumed = run_cli(calibrate(out, "--resume"));
+    CAPTURE(resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+    require_same_calibration(expected, read_artifact(out));
+    CHECK(!std::filesystem::exists(out + ".csd-journal.sqlite"));  // removed once the artifact is written
+  }
+}
+
+TEST_CASE("calibrate csd: bad input and an artifact of another pair are refused in one line", "[calibrate]") {
+  const std::string out = fresh("refusals");
+  REQUIRE(run_cli(calibrate(out, "--max-prompts 2")).exit_code == 0);
+  // Another target: the artifact names the pair it was made for.
+  const std::string other = write_model(own("calibrate-other"), tiny_config("llama"), DType::F32, 5);
+  std::filesystem::copy_file(tiny_tokenizer(), other + "/tokenizer.json", std::filesystem::copy_options::overwrite_existing);
+  require_one_line_error(run_cli("generate --model " + other + " --draft " + pair().draft + " --prompt 'def' --method csd --artifact " + out),
+                         out);
+  require_one_line_error(run_cli("artifact verify " + out + " --target " + other), "target");
+  require_one_line_error(run_cli(calibrate(fresh("bad-shard"), "--shard 3/3")), "--shard");
+  require_one_line_error(run_cli(calibrate(fresh("bad-gamma"), "--gamma 0")), "--gamma");
+  require_one_line_error(run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'def' --method csd"),
+                         "artifact");
+  // csd deploys from it: the stats line says LOSSY.
+  CliResult csd = run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'def the' --method csd --artifact " +
+                          out + " --max-new-tokens 16");
+  CAPTURE(csd.err);
+  REQUIRE(csd.exit_code == 0);
+  CHECK(csd.err.find("LOSSY") != std::string::npos);
+}
