@@ -1,0 +1,163 @@
+#include "calibrate/artifact_merge.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "artifact/consistency.h"
+#include "artifact/csd_pairs.h"
+#include "artifact/manifest.h"
+#include "util/error.h"
+
+namespace specd {
+namespace {
+
+// What must be equal for two runs to be shards of one calibration (paths and command lines may
+// differ between machines; the fingerprints and the prompts' hash may not).
+nlohmann::json calibration_identity(const ModelFingerprint& target, const std::optional<ModelFingerprint>& draft,
+                                    const CalibrationProvenance& p) {
+  auto fingerprint = [](const ModelFingerprint& f) {
+    nlohmann::json j = fingerprint_json(f);
+    j.erase("path");
+    return j;
+  };
+  return {{"target", fingerprint(target)},
+          {"draft", draft ? fingerprint(*draft) : nlohmann::json(nullptr)},
+          {"prompts sha256", p.prompts_sha256},
+          {"prompt count", p.prompt_count},
+          {"seed", p.seed},
+          {"sampling", {{"temperature", p.temperature}, {"top_k", p.top_k}, {"top_p", p.top_p}}},
+          {"options", p.options}};
+}
+
+// The first field of `b` that differs from `a`, as "seed" or "sampling/top_k".
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  const nlohmann::json patch = nlohmann::json::diff(a, b);
+  return patch.empty() ? "" : patch[0]["path"].get<std::string>().substr(1);
+}
+
+// Sums the counts of every shard key by key: integers stay integers.
+nlohmann::json add_counts(const std::vector<const CalibrationProvenance*>& parts) {
+  nlohmann::json total = nlohmann::json::object();
+  for (const CalibrationProvenance* p : parts)
+    for (const auto& [key, value] : p->counts.items()) {
+      if (!total.contains(key)) total[key] = value;
+      else if (value.is_number_integer() && total[key].is_number_integer()) total[key] = total[key].get<int64_t>() + value.get<int64_t>();
+      else total[key] = total[key].get<double>() + value.get<double>();
+    }
+  return total;
+}
+
+// Checks that `parts` (one per input, in input order) are shards 0..N-1 of one calibration and
+// returns them in shard order with the merged provenance.
+CalibrationProvenance merge_provenance(const std::string& policy, const std::vector<const Artifact*>& inputs,
+                                       const std::vector<const CalibrationProvenance*>& parts,
+                                       const std::vector<std::string>& names, std::vector<size_t>& order) {
+  const size_t n = parts.size();
+  const nlohmann::json identity = calibration_identity(inputs[0]->target, inputs[0]->draft, *parts[0]);
+  std::vector<int> seen(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const CalibrationProvenance& p = *parts[i];
+    const std::string where = names[i];
+    const std::string differs = first_difference(identity, calibration_identity(inputs[i]->target, inputs[i]->draft, p));
+    if (!differs.empty())
+      input_error(where, "not a shard of the same " + policy + " calibration as " + names[0] + " (" + differs + " differs)");
+    if (p.shard_count != static_cast<int32_t>(n) || p.shard_index < 0 || p.shard_index >= p.shard_count)
+      input_error(where, policy + " is shard " + std::to_string(p.shard_index) + " of " + std::to_string(p.shard_count) +
+                             ", but " + std::to_string(n) + " shards were given");
+    if (seen[p.shard_index] >= 0)
+      input_error(where, policy + " shard " + std::to_string(p.shard_index) + " is also in " + names[seen[p.shard_index]]);
+    seen[p.shard_index] = static_cast<int>(i);
+  }
+  order.assign(n, 0);
+  for (size_t s = 0; s < n; ++s) order[s] = static_cast<size_t>(seen[s]);  // every index seen once: no gaps
+
+  CalibrationProvenance merged = *parts[order[0]];
+  std::vector<const CalibrationProvenance*> ordered;
+  merged.command_line = "merge of " + std::to_string(n) + " shards:";
+  merged.wall_s = 0;
+  for (size_t s = 0; s < n; ++s) {
+    const CalibrationProvenance& p = *parts[order[s]];
+    ordered.push_back(&p);
+    merged.command_line += " " + names[order[s]];
+    merged.wall_s += p.wall_s;
+    merged.shards.push_back(provenance_json(p));
+  }
+  merged.shard_index = 0;
+  merged.shard_count = 1;
+  merged.counts = add_counts(ordered);
+  return merged;
+}
+
+// Concatenates prompts in shard order, refusing one found in two shards.
+template <typename Get>
+std::vector<CalibratedPrompt> merge_prompts(const std::string& policy, const std::vector<const Artifact*>& inputs,
+                                            const std::vector<size_t>& order, const std::vector<std::string>& names, Get get) {
+  std::map<int32_t, size_t> owner;
+  std::vector<CalibratedPrompt> prompts;
+  for (size_t i : order)
+    for (const CalibratedPrompt& p : get(*inputs[i]).prompts) {
+      auto [it, fresh] = owner.emplace(p.index, i);
+      if (!fresh) input_error(names[i], policy + " prompt " + std::to_string(p.index) + " is also in " + names[it->second]);
+      prompts.push_back(p);
+    }
+  return prompts;
+}
+
+}  // namespace
+
+Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names) {
+  if (shards.empty() || names.size() != shards.size()) throw std::invalid_argument("merge_artifacts: one name per shard");
+  std::vector<const Artifact*> inputs;
+  for (const Artifact& a : shards) inputs.push_back(&a);
+  for (size_t i = 1; i < shards.size(); ++i) {
+    if (shards[i].csd.has_value() != shards[0].csd.has_value() ||
+        shards[i].sam_corpus.has_value() != shards[0].sam_corpus.has_value())
+      input_error(names[i], "holds other calibrations than " + names[0]);
+    if (shards[i].thresholds != shards[0].thresholds) input_error(names[i], "has other thresholds than " + names[0]);
+  }
+  if (!shards[0].csd && !shards[0].sam_corpus) input_error(names[0], "holds no calibration to merge");
+
+  Artifact merged;
+  merged.target = shards[0].target;
+  merged.draft = shards[0].draft;
+  merged.thresholds = shards[0].thresholds;
+  std::vector<size_t> order;
+  if (shards[0].csd) {
+    std::vector<const CalibrationProvenance*> parts;
+    for (const Artifact& a : shards) parts.push_back(&a.csd->provenance);
+    CsdCalibration csd;
+    csd.provenance = merge_provenance(kCsdPolicy, inputs, parts, names, order);
+    csd.prompts = merge_prompts(kCsdPolicy, inputs, order, names, [](const Artifact& a) -> const CsdCalibration& { return *a.csd; });
+    for (size_t i : order) csd.rejections.insert(csd.rejections.end(), shards[i].csd->rejections.begin(), shards[i].csd->rejections.end());
+    std::stable_sort(csd.prompts.begin(), csd.prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    sort_rejections(csd.rejections);
+    csd.pairs = summarize_pairs(csd.rejections);
+    csd.provenance.counts.update(derived_counts(csd));  // pairs do not add up across shards
+    merged.csd = std::move(csd);
+  }
+  if (shards[0].sam_corpus) {
+    std::vector<const CalibrationProvenance*> parts;
+    for (const Artifact& a : shards) parts.push_back(&a.sam_corpus->provenance);
+    SamCorpusCalibration sam;
+    sam.provenance = merge_provenance(kSamCorpusPolicy, inputs, parts, names, order);
+    sam.prompts = merge_prompts(kSamCorpusPolicy, inputs, order, names,
+                                [](const Artifact& a) -> const SamCorpusCalibration& { return *a.sam_corpus; });
+    // Documents follow their prompts (documents[i] answers prompts[i] in every shard).
+    std::map<int32_t, const std::vector<int32_t>*> documents;
+    for (size_t i : order) {
+      const SamCorpusCalibration& part = *shards[i].sam_corpus;
+      if (part.documents.size() != part.prompts.size())
+        input_error(names[i], "sam_corpus has " + std::to_string(part.documents.size()) + " documents for " +
+                                  std::to_string(part.prompts.size()) + " prompts");
+      for (size_t d = 0; d < part.prompts.size(); ++d) documents[part.prompts[d].index] = &part.documents[d];
+    }
+    std::stable_sort(sam.prompts.begin(), sam.prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    for (const CalibratedPrompt& p : sam.prompts) sam.documents.push_back(*documents.at(p.index));
+    sam.provenance.counts.update(derived_counts(sam));
+    merged.sam_corpus = std::move(sam);
+  }
+  return merged;
+}
+
+}  // namespace specd

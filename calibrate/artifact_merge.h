@@ -1,0 +1,20 @@
+#pragma once
+// Merging the shards of one calibration (specd calibrate ... --shard I/N run on several machines).
+#include <string>
+#include <vector>
+
+#include "artifact/artifact.h"
+
+namespace specd {
+
+// The artifact the unsharded run would have written: prompts, rejections and documents
+// concatenated in stored order, CSD pairs recomputed, counts and wall_s added; each calibration's
+// provenance becomes shard 0 of 1 and lists the shards' provenances in `shards`, in shard order;
+// its command_line names the merge. created_at, tool_version and git_commit are left empty for the
+// writer to fill. Refuses with InputError naming the input (names[i], e.g. its directory) shards
+// of different calibrations (another pair, prompts file, seed, sampling, options, set of
+// calibrations or thresholds), shard indices that repeat or leave a gap in 0..N-1, a shard
+// count other than the number of inputs, and a prompt found in two shards.
+Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names);
+
+}  // namespace specd

@@ -1,0 +1,169 @@
+#include "calibrate/calibration_journal.h"
+
+#include <filesystem>
+
+#include "trace/sqlite_db.h"
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace specd {
+namespace {
+
+constexpr int kJournalVersion = 1;
+
+// A scratch format read only by the run that wrote it (or its resumption), so its DDL lives here
+// rather than in schemas/. Token ids are never negative: the CHECKs refuse a corrupt record whole.
+constexpr const char* kJournalSql = R"sql(
+CREATE TABLE identity (json TEXT NOT NULL);
+CREATE TABLE prompts (
+  policy TEXT NOT NULL, prompt_index INTEGER NOT NULL, prompt_id TEXT NOT NULL, category TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL, new_tokens INTEGER NOT NULL, steps INTEGER NOT NULL, drafted INTEGER NOT NULL,
+  accepted INTEGER NOT NULL, rejections INTEGER NOT NULL, wall_ms REAL NOT NULL,
+  PRIMARY KEY (policy, prompt_index)
+) WITHOUT ROWID;
+CREATE TABLE rejections (
+  policy TEXT NOT NULL, prompt INTEGER NOT NULL, step INTEGER NOT NULL, depth INTEGER NOT NULL,
+  draft_token INTEGER NOT NULL CHECK (draft_token >= 0), target_token INTEGER NOT NULL CHECK (target_token >= 0),
+  logit_gap REAL NOT NULL,
+  FOREIGN KEY (policy, prompt) REFERENCES prompts (policy, prompt_index)
+);
+CREATE TABLE documents (
+  policy TEXT NOT NULL, prompt_index INTEGER NOT NULL,
+  tokens TEXT NOT NULL,  -- JSON array of token ids
+  PRIMARY KEY (policy, prompt_index),
+  FOREIGN KEY (policy, prompt_index) REFERENCES prompts (policy, prompt_index)
+) WITHOUT ROWID;
+PRAGMA user_version = 1;
+)sql";
+
+int64_t single_integer(sqlite::Database& db, const std::string& sql) {
+  sqlite::Statement query(db, sql);
+  query.step();
+  return query.int64(0);
+}
+
+// "seed: 7 there, 8 now" for the first field where the stored identity and the new one differ.
+std::string describe_difference(const nlohmann::json& stored, const nlohmann::json& given) {
+  const nlohmann::json patch = nlohmann::json::diff(stored, given);
+  const nlohmann::json::json_pointer pointer(patch[0]["path"].get<std::string>());
+  auto value = [&pointer](const nlohmann::json& j) { return j.contains(pointer) ? j.at(pointer).dump() : std::string("absent"); };
+  return pointer.to_string().substr(1) + ": " + value(stored) + " there, " + value(given) + " now";
+}
+
+}  // namespace
+
+CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume)
+    : path_(path), identity_(identity) {
+  std::error_code error;
+  const bool exists = fs::exists(path_, error);
+  if (exists && !resume) input_error(path_, "an interrupted calibration is there: pass --resume or delete it");
+  const fs::path parent = fs::path(path_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, error);
+  if (error) input_error(path_, "cannot create " + parent.string() + ": " + error.message());
+  db_ = std::make_unique<sqlite::Database>(path_, sqlite::Database::Mode::ReadWriteCreate);
+  db_->exec("PRAGMA foreign_keys = ON");
+  if (!exists) {
+    sqlite::Transaction transaction(*db_);
+    db_->exec(kJournalSql);
+    sqlite::Statement(*db_, "INSERT INTO identity (json) VALUES (?)").bind(1, identity_.dump()).run();
+    transaction.commit();
+    return;
+  }
+  if (single_integer(*db_, "PRAGMA user_version") != kJournalVersion)
+    input_error(path_, "not a calibration journal of this specd: delete it and start again");
+  sqlite::Statement query(*db_, "SELECT json FROM identity");
+  nlohmann::json stored;
+  if (!query.step() || (stored = nlohmann::json::parse(query.text(0), nullptr, false)).is_discarded())
+    input_error(path_, "damaged calibration journal (no identity): delete it and start again");
+  if (stored != identity_)
+    input_error(path_, "an interrupted calibration with other settings is there (" + describe_difference(stored, identity_) +
+                           "): rerun it with its settings or delete it");
+}
+
+CalibrationJournal::~CalibrationJournal() = default;
+
+std::set<int32_t> CalibrationJournal::finished_prompts(const std::string& policy) {
+  sqlite::Statement query(*db_, "SELECT prompt_index FROM prompts WHERE policy = ?");
+  query.bind(1, policy);
+  std::set<int32_t> done;
+  while (query.step()) done.insert(static_cast<int32_t>(query.int64(0)));
+  return done;
+}
+
+void CalibrationJournal::insert_prompt(const std::string& policy, const CalibratedPrompt& p) {
+  sqlite::Statement insert(*db_,
+                           "INSERT INTO prompts (policy, prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, "
+                           "drafted, accepted, rejections, wall_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, policy).bind(2, int64_t{p.index}).bind(3, p.id).bind(4, p.category).bind(5, p.prompt_tokens);
+  insert.bind(6, p.new_tokens).bind(7, p.steps).bind(8, p.drafted).bind(9, p.accepted).bind(10, p.rejections).bind(11, p.wall_ms);
+  insert.run();
+}
+
+void CalibrationJournal::record_prompt(const std::string& policy, const CalibratedPrompt& prompt,
+                                       const std::vector<CsdRejection>& rejections) {
+  sqlite::Transaction transaction(*db_);
+  insert_prompt(policy, prompt);
+  sqlite::Statement insert(*db_,
+                           "INSERT INTO rejections (policy, prompt, step, depth, draft_token, target_token, logit_gap) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  for (const CsdRejection& r : rejections) {
+    insert.bind(1, policy).bind(2, int64_t{r.prompt}).bind(3, int64_t{r.step}).bind(4, int64_t{r.depth});
+    insert.bind(5, int64_t{r.draft_token}).bind(6, int64_t{r.target_token}).bind(7, double{r.logit_gap});
+    insert.run();
+  }
+  transaction.commit();
+}
+
+void CalibrationJournal::record_document(const std::string& policy, const CalibratedPrompt& prompt,
+                                         const std::vector<int32_t>& document) {
+  sqlite::Transaction transaction(*db_);
+  insert_prompt(policy, prompt);
+  sqlite::Statement(*db_, "INSERT INTO documents (policy, prompt_index, tokens) VALUES (?, ?, ?)")
+      .bind(1, policy)
+      .bind(2, int64_t{prompt.index})
+      .bind(3, nlohmann::json(document).dump())
+      .run();
+  transaction.commit();
+}
+
+std::vector<CalibratedPrompt> CalibrationJournal::prompts(const std::string& policy) {
+  sqlite::Statement query(*db_,
+                          "SELECT prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, drafted, accepted, "
+                          "rejections, wall_ms FROM prompts WHERE policy = ? ORDER BY prompt_index");
+  query.bind(1, policy);
+  std::vector<CalibratedPrompt> rows;
+  while (query.step())
+    rows.push_back({static_cast<int32_t>(query.int64(0)), query.text(1), query.text(2), query.int64(3), query.int64(4),
+                    query.int64(5), query.int64(6), query.int64(7), query.int64(8), query.real(9)});
+  return rows;
+}
+
+std::vector<CsdRejection> CalibrationJournal::rejections(const std::string& policy) {
+  sqlite::Statement query(*db_,
+                          "SELECT prompt, step, depth, draft_token, target_token, logit_gap FROM rejections WHERE policy = ? "
+                          "ORDER BY prompt, step, depth, rowid");
+  query.bind(1, policy);
+  std::vector<CsdRejection> rows;
+  while (query.step())
+    rows.push_back({static_cast<int32_t>(query.int64(0)), static_cast<int32_t>(query.int64(1)), static_cast<int32_t>(query.int64(2)),
+                    static_cast<int32_t>(query.int64(3)), static_cast<int32_t>(query.int64(4)), static_cast<float>(query.real(5))});
+  return rows;
+}
+
+std::vector<std::vector<int32_t>> CalibrationJournal::documents(const std::string& policy) {
+  sqlite::Statement query(*db_, "SELECT tokens FROM documents WHERE policy = ? ORDER BY prompt_index");
+  query.bind(1, policy);
+  std::vector<std::vector<int32_t>> rows;
+  while (query.step()) rows.push_back(nlohmann::json::parse(query.text(0)).get<std::vector<int32_t>>());
+  return rows;
+}
+
+void CalibrationJournal::remove() {
+  db_.reset();
+  std::error_code error;
+  fs::remove(path_, error);
+  if (error) input_error(path_, "cannot delete: " + error.message());
+}
+
+}  // namespace specd

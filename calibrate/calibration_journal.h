@@ -1,0 +1,60 @@
+#pragma once
+// The work store of a calibration in progress, so an interrupted run resumes without losing
+// finished prompts (e.g. DIR.partial/journal.sqlite beside the artifact DIR it will become).
+// Each prompt's results are committed in one SQLite transaction: a process killed at any moment
+// loses at most the prompt in flight and never records anything twice.
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "artifact/artifact.h"
+
+namespace specd {
+
+namespace sqlite {
+class Database;
+}
+
+class CalibrationJournal {
+ public:
+  // Creates PATH (and its folder) holding `identity`: what makes two runs the same calibration
+  // (policy, the pair's fingerprints, the prompts' sha256, shard, seed, sampling, options), or,
+  // with `resume`, reopens the journal there. InputError naming PATH when it exists and resume is
+  // false ("an interrupted calibration is there: pass --resume or delete it"), when resuming with
+  // another identity (naming the first field that differs), or when it is not a journal.
+  CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume);
+  ~CalibrationJournal();
+  CalibrationJournal(const CalibrationJournal&) = delete;
+  CalibrationJournal& operator=(const CalibrationJournal&) = delete;
+
+  const std::string& path() const { return path_; }
+  const nlohmann::json& identity() const { return identity_; }
+
+  // Indices of the prompts of `policy` already recorded.
+  std::set<int32_t> finished_prompts(const std::string& policy);
+
+  // One prompt's row and its rejection events, in one transaction. A prompt recorded twice is an
+  // InputError (the transaction rolls back, the first record stays).
+  void record_prompt(const std::string& policy, const CalibratedPrompt& prompt, const std::vector<CsdRejection>& rejections);
+  // One prompt's row and its SAM corpus document (the target's answer), in one transaction.
+  void record_document(const std::string& policy, const CalibratedPrompt& prompt, const std::vector<int32_t>& document);
+
+  std::vector<CalibratedPrompt> prompts(const std::string& policy);  // by index
+  std::vector<CsdRejection> rejections(const std::string& policy);   // by (prompt, step, depth), then as recorded
+  std::vector<std::vector<int32_t>> documents(const std::string& policy);  // in the order of prompts(policy)
+
+  // Closes and deletes the journal file (once the artifact is written). The object is unusable after.
+  void remove();
+
+ private:
+  void insert_prompt(const std::string& policy, const CalibratedPrompt& prompt);
+
+  std::string path_;
+  nlohmann::json identity_;
+  std::unique_ptr<sqlite::Database> db_;
+};
+
+}  // namespace specd

@@ -1,0 +1,54 @@
+#include "artifact/artifact.h"
+
+#include <tuple>
+
+namespace specd {
+
+bool ModelFingerprint::operator==(const ModelFingerprint& o) const {
+  return std::tie(path, config_sha256, tokenizer_sha256, embedding_sha256, vocab_size) ==
+         std::tie(o.path, o.config_sha256, o.tokenizer_sha256, o.embedding_sha256, o.vocab_size);
+}
+
+bool CalibrationProvenance::operator==(const CalibrationProvenance& o) const {
+  return std::tie(command_line, prompts_path, prompts_sha256, prompt_count, shard_index, shard_count, shards, seed,
+                  temperature, top_k, top_p, options, counts, wall_s) ==
+         std::tie(o.command_line, o.prompts_path, o.prompts_sha256, o.prompt_count, o.shard_index, o.shard_count, o.shards,
+                  o.seed, o.temperature, o.top_k, o.top_p, o.options, o.counts, o.wall_s);
+}
+
+bool CalibratedPrompt::operator==(const CalibratedPrompt& o) const {
+  return std::tie(index, id, category, prompt_tokens, new_tokens, steps, drafted, accepted, rejections, wall_ms) ==
+         std::tie(o.index, o.id, o.category, o.prompt_tokens, o.new_tokens, o.steps, o.drafted, o.accepted, o.rejections,
+                  o.wall_ms);
+}
+
+bool CsdRejection::operator==(const CsdRejection& o) const {
+  return std::tie(prompt, step, depth, draft_token, target_token, logit_gap) ==
+         std::tie(o.prompt, o.step, o.depth, o.draft_token, o.target_token, o.logit_gap);
+}
+
+bool CsdPair::operator==(const CsdPair& o) const {
+  return std::tie(draft_token, target_token, count, gap_mean, gap_min, gap_p10, gap_median, gap_p90, gap_max) ==
+         std::tie(o.draft_token, o.target_token, o.count, o.gap_mean, o.gap_min, o.gap_p10, o.gap_median, o.gap_p90,
+                  o.gap_max);
+}
+
+bool CsdCalibration::operator==(const CsdCalibration& o) const {
+  return std::tie(provenance, prompts, rejections, pairs) == std::tie(o.provenance, o.prompts, o.rejections, o.pairs);
+}
+
+bool SamCorpusCalibration::operator==(const SamCorpusCalibration& o) const {
+  return std::tie(provenance, prompts, documents) == std::tie(o.provenance, o.prompts, o.documents);
+}
+
+bool Threshold::operator==(const Threshold& o) const {
+  return std::tie(policy, name, value, source) == std::tie(o.policy, o.name, o.value, o.source);
+}
+
+bool Artifact::operator==(const Artifact& o) const {
+  return std::tie(schema_version, created_at, tool_version, git_commit, target, draft, csd, sam_corpus, thresholds) ==
+         std::tie(o.schema_version, o.created_at, o.tool_version, o.git_commit, o.target, o.draft, o.csd, o.sam_corpus,
+                  o.thresholds);
+}
+
+}  // namespace specd

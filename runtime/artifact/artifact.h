@@ -1,0 +1,110 @@
+#pragma once
+// A model pair's calibration artifact, in memory: one directory holding manifest.json,
+// calibration.sqlite and calibration.h5 (formats in schemas/README.md). `specd calibrate` builds
+// one per target/draft pair; the runtime loads it with --artifact DIR.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace specd {
+
+// Versions this specd reads and writes; any other is refused (the upgrade rule in schemas/README.md).
+constexpr int32_t kArtifactSchemaVersion = 1;  // manifest.json
+constexpr int32_t kArtifactSqliteVersion = 1;  // calibration.sqlite, PRAGMA user_version
+constexpr int32_t kArtifactH5Version = 1;      // calibration.h5, root attribute schema_version
+
+inline constexpr const char* kManifestFile = "manifest.json";
+inline constexpr const char* kSqliteFile = "calibration.sqlite";
+inline constexpr const char* kH5File = "calibration.h5";
+
+// The calibrations an artifact can hold: the manifest's keys and the prompts table's policy values.
+inline constexpr const char* kCsdPolicy = "csd";
+inline constexpr const char* kSamCorpusPolicy = "sam_corpus";
+
+// What ties an artifact to a model: hashes of what decides its token ids and logits. `path` is
+// where it was when calibrated (informative; never compared).
+struct ModelFingerprint {
+  std::string path, config_sha256, tokenizer_sha256, embedding_sha256;
+  int64_t vocab_size = 0;
+  bool operator==(const ModelFingerprint& other) const;
+};
+
+// How one calibration was made; `counts` holds the totals the writer also derives from the rows.
+struct CalibrationProvenance {
+  std::string command_line, prompts_path, prompts_sha256;
+  int64_t prompt_count = 0;
+  int32_t shard_index = 0, shard_count = 1;
+  std::vector<nlohmann::json> shards;  // the provenance of each merged shard, in shard order
+  uint64_t seed = 0;
+  double temperature = 0;
+  int64_t top_k = 0;
+  double top_p = 1;
+  nlohmann::json options = nlohmann::json::object();  // the policy's options, e.g. {"gamma": 6}
+  nlohmann::json counts = nlohmann::json::object();
+  double wall_s = 0;
+  bool operator==(const CalibrationProvenance& other) const;
+};
+
+// One calibration prompt as a policy's calibration processed it (a row of the prompts table).
+struct CalibratedPrompt {
+  int32_t index = 0;
+  std::string id, category;
+  int64_t prompt_tokens = 0, new_tokens = 0, steps = 0, drafted = 0, accepted = 0, rejections = 0;
+  double wall_ms = 0;
+  bool operator==(const CalibratedPrompt& other) const;
+};
+
+// One draft token the target rejected: where (prompt index, step, depth in the draft) and the
+// target's raw logit gap z(draft token) - z(target token).
+struct CsdRejection {
+  int32_t prompt = 0, step = 0, depth = 0, draft_token = 0, target_token = 0;
+  float logit_gap = 0;
+  bool operator==(const CsdRejection& other) const;
+};
+
+// A row of CSD's correction memory: the rejections of one (draft, target) token pair.
+struct CsdPair {
+  int32_t draft_token = 0, target_token = 0;
+  int64_t count = 0;
+  double gap_mean = 0, gap_min = 0, gap_p10 = 0, gap_median = 0, gap_p90 = 0, gap_max = 0;
+  bool operator==(const CsdPair& other) const;
+};
+
+struct CsdCalibration {
+  CalibrationProvenance provenance;
+  std::vector<CalibratedPrompt> prompts;  // by index
+  std::vector<CsdRejection> rejections;   // by (prompt, step, depth)
+  std::vector<CsdPair> pairs;             // summarize_pairs(rejections); the writer derives it when empty
+  bool operator==(const CsdCalibration& other) const;
+};
+
+// SAM-Decoding's static corpus: documents[i] is the target's answer to prompts[i].
+struct SamCorpusCalibration {
+  CalibrationProvenance provenance;
+  std::vector<CalibratedPrompt> prompts;  // by index
+  std::vector<std::vector<int32_t>> documents;
+  bool operator==(const SamCorpusCalibration& other) const;
+};
+
+struct Threshold {
+  std::string policy, name;
+  double value = 0;
+  std::string source;
+  bool operator==(const Threshold& other) const;
+};
+
+struct Artifact {
+  int32_t schema_version = kArtifactSchemaVersion;
+  std::string created_at, tool_version, git_commit;  // the writer fills empty ones (now, this specd)
+  ModelFingerprint target;
+  std::optional<ModelFingerprint> draft;  // none for a model-free pair
+  std::optional<CsdCalibration> csd;
+  std::optional<SamCorpusCalibration> sam_corpus;
+  std::vector<Threshold> thresholds;  // by (policy, name)
+  bool operator==(const Artifact& other) const;
+};
+
+}  // namespace specd

@@ -1,0 +1,47 @@
+#pragma once
+// Reading an artifact directory: all of it (read_artifact, for inspection, merges and
+// verification) or what deployment needs (ArtifactReader: the manifest, then tables on demand).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "artifact/artifact.h"
+#include "artifact/manifest.h"
+
+namespace specd {
+
+// Reads and validates everything: the manifest, each file's sha256 against it, schema versions,
+// tables, datasets, their dtypes and lengths, and the consistency of the three files. The first
+// problem throws InputError "DIR/FILE: problem" in one line.
+Artifact read_artifact(const std::string& dir);
+
+// Deployment: the constructor reads manifest.json only; each accessor opens the file it needs
+// after checking its sha256 against the manifest, so a changed or damaged file is refused naming
+// it. Nothing is cached: call each once.
+class ArtifactReader {
+ public:
+  explicit ArtifactReader(std::string dir);
+
+  const std::string& dir() const { return dir_; }
+  // Pair, tool, creation time and each calibration's provenance (no rows).
+  const Artifact& manifest() const { return manifest_.header; }
+  // Each file's sha256 and schema version as the manifest records them.
+  const std::map<std::string, ManifestFile>& files() const { return manifest_.files; }
+
+  // CSD's correction memory (InputError when the artifact holds no CSD calibration).
+  std::vector<CsdPair> csd_pairs() const;
+  std::vector<Threshold> thresholds() const;
+  // The SAM corpus documents from calibration.h5 (InputError when it holds none).
+  std::vector<std::vector<int32_t>> sam_corpus_documents() const;
+
+  // check_pair (fingerprint.h) against the models being deployed.
+  void check_pair(const std::string& target_dir, const std::string& draft_dir) const;
+
+ private:
+  std::string sealed_file(const char* name) const;  // DIR/name once its sha256 matches the manifest
+
+  std::string dir_;
+  Manifest manifest_;
+};
+
+}  // namespace specd

@@ -1,0 +1,173 @@
+#include "artifact/artifact_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "artifact/artifact_schema_sql.h"  // generated from schemas/artifact.sql
+#include "util/error.h"
+
+namespace specd {
+namespace {
+
+void insert_prompts(sqlite::Database& db, const std::string& policy, std::vector<CalibratedPrompt> prompts) {
+  std::sort(prompts.begin(), prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  sqlite::Statement insert(db,
+                           "INSERT INTO prompts (policy, prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, "
+                           "drafted, accepted, rejections, wall_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const CalibratedPrompt& p : prompts) {
+    insert.bind(1, policy).bind(2, int64_t{p.index}).bind(3, p.id).bind(4, p.category).bind(5, p.prompt_tokens);
+    insert.bind(6, p.new_tokens).bind(7, p.steps).bind(8, p.drafted).bind(9, p.accepted).bind(10, p.rejections);
+    insert.bind(11, p.wall_ms);
+    insert.run();
+  }
+}
+
+void insert_pairs(sqlite::Database& db, std::vector<CsdPair> pairs) {
+  std::sort(pairs.begin(), pairs.end(), [](const CsdPair& a, const CsdPair& b) {
+    return std::tie(a.draft_token, a.target_token) < std::tie(b.draft_token, b.target_token);
+  });
+  sqlite::Statement insert(db,
+                           "INSERT INTO csd_pairs (draft_token, target_token, count, gap_mean, gap_min, gap_p10, gap_median, "
+                           "gap_p90, gap_max) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const CsdPair& p : pairs) {
+    insert.bind(1, int64_t{p.draft_token}).bind(2, int64_t{p.target_token}).bind(3, p.count).bind(4, p.gap_mean);
+    insert.bind(5, p.gap_min).bind(6, p.gap_p10).bind(7, p.gap_median).bind(8, p.gap_p90).bind(9, p.gap_max);
+    insert.run();
+  }
+}
+
+void insert_thresholds(sqlite::Database& db, std::vector<Threshold> thresholds) {
+  std::sort(thresholds.begin(), thresholds.end(),
+            [](const Threshold& a, const Threshold& b) { return std::tie(a.policy, a.name) < std::tie(b.policy, b.name); });
+  sqlite::Statement insert(db, "INSERT INTO thresholds (policy, name, value, source) VALUES (?, ?, ?, ?)");
+  for (const Threshold& t : thresholds) {
+    insert.bind(1, t.policy).bind(2, t.name).bind(3, t.value).bind(4, t.source);
+    insert.run();
+  }
+}
+
+int64_t single_integer(sqlite::Database& db, const std::string& sql) {
+  sqlite::Statement query(db, sql);
+  query.step();
+  return query.int64(0);
+}
+
+}  // namespace
+
+const char* artifact_schema_sql() { return kArtifactSchemaSql; }
+
+void write_artifact_tables(const std::string& path, const Artifact& artifact) {
+  sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+  sqlite::Transaction transaction(db);
+  db.exec(artifact_schema_sql());
+  // Policies in primary-key order: "csd" < "sam_corpus".
+  if (artifact.csd) insert_prompts(db, kCsdPolicy, artifact.csd->prompts);
+  if (artifact.sam_corpus) insert_prompts(db, kSamCorpusPolicy, artifact.sam_corpus->prompts);
+  if (artifact.csd) insert_pairs(db, artifact.csd->pairs);
+  insert_thresholds(db, artifact.thresholds);
+  transaction.commit();
+}
+
+ArtifactTables::ArtifactTables(const std::string& path) : db_(path, sqlite::Database::Mode::ReadOnly) {
+  const int64_t version = single_integer(db_, "PRAGMA user_version");
+  if (version == 0)
+    input_error(path, single_integer(db_, "SELECT count(*) FROM sqlite_master") == 0 ? "empty database, not a specd artifact"
+                                                                                      : "not a specd artifact database (no schema version)");
+  if (version != kArtifactSqliteVersion)
+    input_error(path, "schema version " + std::to_string(version) + ", this specd reads " + std::to_string(kArtifactSqliteVersion));
+}
+
+std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy) {
+  sqlite::Statement query(db_,
+                          "SELECT prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, drafted, accepted, "
+                          "rejections, wall_ms FROM prompts WHERE policy = ? ORDER BY prompt_index");
+  query.bind(1, policy);
+  std::vector<CalibratedPrompt> rows;
+  while (query.step()) {
+    CalibratedPrompt p;
+    p.index = static_cast<int32_t>(query.int64(0));
+    p.id = query.text(1);
+    p.category = query.text(2);
+    p.prompt_tokens = query.int64(3);
+    p.new_tokens = query.int64(4);
+    p.steps = query.int64(5);
+    p.drafted = query.int64(6);
+    p.accepted = query.int64(7);
+    p.rejections = query.int64(8);
+    p.wall_ms = query.real(9);
+    rows.push_back(std::move(p));
+  }
+  return rows;
+}
+
+std::vector<CsdPair> ArtifactTables::csd_pairs() {
+  sqlite::Statement query(db_,
+                          "SELECT draft_token, target_token, count, gap_mean, gap_min, gap_p10, gap_median, gap_p90, gap_max "
+                          "FROM csd_pairs ORDER BY count DESC, draft_token, target_token");
+  std::vector<CsdPair> rows;
+  while (query.step()) {
+    CsdPair p;
+    p.draft_token = static_cast<int32_t>(query.int64(0));
+    p.target_token = static_cast<int32_t>(query.int64(1));
+    p.count = query.int64(2);
+    p.gap_mean = query.real(3);
+    p.gap_min = query.real(4);
+    p.gap_p10 = query.real(5);
+    p.gap_median = query.real(6);
+    p.gap_p90 = query.real(7);
+    p.gap_max = query.real(8);
+    rows.push_back(p);
+  }
+  return rows;
+}
+
+std::vector<Threshold> ArtifactTables::thresholds() {
+  sqlite::Statement query(db_, "SELECT policy, name, value, source FROM thresholds ORDER BY policy, name");
+  std::vector<Threshold> rows;
+  while (query.step()) rows.push_back({query.text(0), query.text(1), query.real(2), query.text(3)});
+  return rows;
+}
+
+std::vector<std::string> ArtifactTables::policies() {
+  sqlite::Statement query(db_, "SELECT DISTINCT policy FROM prompts ORDER BY policy");
+  std::vector<std::string> rows;
+  while (query.step()) rows.push_back(query.text(0));
+  return rows;
+}
+
+std::vector<std::string> ArtifactTables::integrity_problems(bool full) {
+  sqlite::Statement query(db_, full ? "PRAGMA integrity_check" : "PRAGMA quick_check");
+  std::vector<std::string> lines;
+  while (query.step())
+    if (query.text(0) != "ok") lines.push_back("integrity check: " + query.text(0));
+  return lines;
+}
+
+std::vector<std::string> ArtifactTables::schema_problems() {
+  // The expected shape comes from the compiled-in DDL, applied to an in-memory database.
+  sqlite::Database expected(":memory:", sqlite::Database::Mode::ReadWriteCreate);
+  expected.exec(artifact_schema_sql());
+  auto columns = [](sqlite::Database& db) {
+    std::map<std::string, std::vector<std::string>> tables;
+    sqlite::Statement query(db,
+                            "SELECT m.name, p.name, p.type, p.pk FROM sqlite_master m, pragma_table_info(m.name) p "
+                            "WHERE m.type = 'table' ORDER BY m.name, p.cid");
+    while (query.step())
+      tables[query.text(0)].push_back(query.text(1) + " " + query.text(2) + (query.int64(3) ? " key" : ""));
+    return tables;
+  };
+  const auto want = columns(expected);
+  const auto have = columns(db_);
+  std::vector<std::string> lines;
+  for (const auto& [table, want_columns] : want) {
+    auto it = have.find(table);
+    if (it == have.end()) lines.push_back("table " + table + " is missing");
+    else if (it->second != want_columns) lines.push_back("table " + table + " has other columns than schemas/artifact.sql");
+  }
+  for (const auto& [table, unused] : have)
+    if (!want.count(table)) lines.push_back("unexpected table " + table);
+  return lines;
+}
+
+}  // namespace specd

@@ -1,0 +1,40 @@
+#pragma once
+// calibration.sqlite (schemas/artifact.sql): the prompts each calibration ran, CSD's correction
+// memory and the deployed thresholds. Written once, in one transaction, rows in primary-key
+// order; read through ArtifactTables.
+#include <string>
+#include <vector>
+
+#include "artifact/artifact.h"
+#include "trace/sqlite_db.h"
+
+namespace specd {
+
+// The DDL of schemas/artifact.sql, which ends by setting PRAGMA user_version.
+const char* artifact_schema_sql();
+
+// Creates PATH (which must not exist) with the schema and every row of `artifact`.
+void write_artifact_tables(const std::string& path, const Artifact& artifact);
+
+class ArtifactTables {
+ public:
+  // Opens read-only. InputError "PATH: schema version N, this specd reads 1" for another version,
+  // "PATH: not a specd artifact database" for a foreign file, SQLite's reason for a damaged one.
+  explicit ArtifactTables(const std::string& path);
+
+  // Rows in primary-key order; prompts by index, pairs as summarize_pairs orders them.
+  std::vector<CalibratedPrompt> prompts(const std::string& policy);
+  std::vector<CsdPair> csd_pairs();
+  std::vector<Threshold> thresholds();
+  std::vector<std::string> policies();  // the distinct policies of the prompts table
+
+  // PRAGMA quick_check (or the full integrity_check), one line per problem, "" prefix; empty when sound.
+  std::vector<std::string> integrity_problems(bool full);
+  // Tables and columns that differ from schemas/artifact.sql, one line each.
+  std::vector<std::string> schema_problems();
+
+ private:
+  sqlite::Database db_;
+};
+
+}  // namespace specd

@@ -1,0 +1,81 @@
+#include "io/atomic_directory.h"
+
+#include <fcntl.h>
+#include <stdio.h>  // renameat2 (glibc 2.28+)
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "util/error.h"
+
+namespace fs = std::filesystem;
+
+namespace specd {
+namespace {
+
+[[noreturn]] void io_error(const std::string& dir, const std::string& action, int error) {
+  input_error(dir, "cannot " + action + ": " + std::strerror(error));
+}
+
+void fsync_path(const std::string& dir, const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) io_error(dir, "open " + path, errno);
+  const int synced = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (synced != 0) io_error(dir, "sync " + path, error);
+}
+
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+}  // namespace
+
+AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : dir_(without_trailing_slashes(dir)) {
+  const fs::path parent = fs::path(dir_).parent_path();
+  std::error_code error;
+  if (!parent.empty()) fs::create_directories(parent, error);
+  if (error) input_error(dir_, "cannot create " + parent.string() + ": " + error.message());
+  std::vector<char> name(dir_.begin(), dir_.end());
+  const std::string suffix = ".tmp-XXXXXX";
+  name.insert(name.end(), suffix.begin(), suffix.end());
+  name.push_back('\0');
+  if (!::mkdtemp(name.data())) io_error(dir_, "create a temporary directory beside it", errno);
+  temp_dir_ = name.data();
+}
+
+AtomicDirectoryWriter::~AtomicDirectoryWriter() {
+  if (committed_) return;
+  std::error_code ignored;
+  fs::remove_all(temp_dir_, ignored);
+}
+
+void AtomicDirectoryWriter::commit() {
+  for (const fs::directory_entry& entry : fs::directory_iterator(temp_dir_))
+    if (entry.is_regular_file()) fsync_path(dir_, entry.path().string(), O_RDONLY);
+  fsync_path(dir_, temp_dir_, O_RDONLY | O_DIRECTORY);
+  const bool replacing = fs::exists(fs::symlink_status(dir_));
+  if (replacing) {
+    // One atomic step: DIR now holds the new contents and the temporary name the old ones.
+    if (::renameat2(AT_FDCWD, temp_dir_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) != 0)
+      io_error(dir_, "swap the new contents into place", errno);
+  } else if (std::rename(temp_dir_.c_str(), dir_.c_str()) != 0) {
+    io_error(dir_, "rename into place", errno);
+  }
+  committed_ = true;
+  if (replacing) {
+    std::error_code error;
+    fs::remove_all(temp_dir_, error);
+    if (error) input_error(dir_, "written, but its old contents in " + temp_dir_ + " could not be removed: " + error.message());
+  }
+  const fs::path parent = fs::path(dir_).parent_path();
+  fsync_path(dir_, parent.empty() ? "." : parent.string(), O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace specd

@@ -1,0 +1,32 @@
+#pragma once
+// Writes a directory so that readers see either the old one or the complete new one, never a
+// part: the files go to a temporary directory beside the target ("DIR.tmp-XXXXXX"), which commit()
+// fsyncs and swaps into place (renameat2 RENAME_EXCHANGE when DIR exists, then the old contents
+// are removed; a plain rename otherwise). Without commit() (an error, an exception) the temporary
+// directory is removed. I/O failures throw InputError naming DIR.
+#include <string>
+
+namespace specd {
+
+class AtomicDirectoryWriter {
+ public:
+  // Creates the parent directories of DIR when missing, then the temporary directory.
+  explicit AtomicDirectoryWriter(const std::string& dir);
+  ~AtomicDirectoryWriter();
+  AtomicDirectoryWriter(const AtomicDirectoryWriter&) = delete;
+  AtomicDirectoryWriter& operator=(const AtomicDirectoryWriter&) = delete;
+
+  const std::string& temp_dir() const { return temp_dir_; }
+  std::string file(const std::string& name) const { return temp_dir_ + "/" + name; }
+
+  // fsyncs every file of the temporary directory and the directory itself, swaps it into place,
+  // removes the old contents and fsyncs the parent.
+  void commit();
+
+ private:
+  std::string dir_;
+  std::string temp_dir_;
+  bool committed_ = false;
+};
+
+}  // namespace specd

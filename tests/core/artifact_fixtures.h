@@ -1,0 +1,183 @@
+#pragma once
+// Synthetic calibration artifacts and tiny model directories for the artifact tests.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "artifact/artifact.h"
+#include "artifact/consistency.h"
+#include "artifact/csd_pairs.h"
+#include "io/sha256.h"
+#include "io/safetensors.h"
+#include "test_helpers.h"
+#include "trace/sqlite_db.h"
+
+namespace specd::test {
+
+inline ModelFingerprint fake_fingerprint(const std::string& name) {
+  return {"models/" + name, sha256_bytes(name + " config"), sha256_bytes(name + " tokenizer"),
+          sha256_bytes(name + " embedding"), 4096};
+}
+
+inline CalibrationProvenance fake_provenance(const std::string& policy) {
+  CalibrationProvenance p;
+  p.command_line = "specd calibrate " + policy + " --out art";
+  p.prompts_path = "data/calibration/prompts.jsonl";
+  p.prompts_sha256 = sha256_bytes("prompts");
+  p.prompt_count = 181;
+  p.seed = 18446744073709551557ULL;  // above INT64_MAX: the seed is unsigned
+  p.temperature = 0;
+  p.top_k = 0;
+  p.top_p = 1;
+  p.options = policy == kCsdPolicy ? nlohmann::json{{"gamma", 6}} : nlohmann::json::object();
+  p.counts = nlohmann::json::object();
+  p.wall_s = 12.5;
+  return p;
+}
+
+// `prompts` calibration prompts; prompt i's CSD run rejects a few (draft, target) pairs drawn
+// from a small vocabulary so pairs repeat; its SAM document has i % 5 * 3 tokens (some empty).
+inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
+  std::mt19937 rng(seed);
+  Artifact a;
+  a.created_at = "2026-11-22T12:00:00Z";
+  a.tool_version = "0.1.0";
+  a.git_commit = std::string(40, 'a');
+  a.target = fake_fingerprint("target");
+  a.draft = fake_fingerprint("draft");
+  CsdCalibration csd;
+  csd.provenance = fake_provenance(kCsdPolicy);
+  SamCorpusCalibration sam;
+  sam.provenance = fake_provenance(kSamCorpusPolicy);
+  const char* categories[] = {"code", "qa", "math"};
+  for (int i = 0; i < prompts; ++i) {
+    CalibratedPrompt p;
+    p.index = i;
+    p.id = "cal-" + std::to_string(i);
+    p.category = categories[i % 3];
+    p.prompt_tokens = 40 + i;
+    p.new_tokens = 64;
+    p.steps = 20 + i % 4;
+    p.drafted = p.steps * 6;
+    const int events = static_cast<int>(rng() % 6);
+    for (int e = 0; e < events; ++e) {
+      CsdRejection r;
+      r.prompt = i;
+      r.step = e * 2 + static_cast<int32_t>(rng() % 2);
+      r.depth = static_cast<int32_t>(rng() % 6);
+      r.draft_token = static_cast<int32_t>(rng() % 4);
+      r.target_token = 10 + static_cast<int32_t>(rng() % 3);
+      r.logit_gap = -static_cast<float>(rng() % 1000) / 64.0f;
+      csd.rejections.push_back(r);
+    }
+    p.rejections = events;
+    p.accepted = p.drafted - events;
+    p.wall_ms = 10.25 * (i + 1);
+    csd.prompts.push_back(p);
+    CalibratedPrompt answered = p;
+    answered.steps = answered.new_tokens;
+    answered.drafted = answered.accepted = answered.rejections = 0;
+    sam.prompts.push_back(answered);
+    std::vector<int32_t> document;
+    for (int t = 0; t < i % 5 * 3; ++t) document.push_back(static_cast<int32_t>(rng() % 4096));
+    sam.documents.push_back(document);
+  }
+  csd.pairs = summarize_pairs(csd.rejections);
+  csd.provenance.counts = derived_counts(csd);
+  sam.provenance.counts = derived_counts(sam);
+  a.csd = csd;
+  a.sam_corpus = sam;
+  a.thresholds = {{"csd", "lambda", 6, "paper default"}, {"csd", "tau", 0.01, "paper default"}};
+  return a;
+}
+
+// Shard `index` of `count` of a synthetic artifact: the prompts with index % count == index.
+inline Artifact shard_of(const Artifact& whole, int32_t index, int32_t count) {
+  Artifact a = whole;
+  auto keep = [&](int32_t prompt) { return prompt % count == index; };
+  auto shard_provenance = [&](CalibrationProvenance& p) {
+    p.shard_index = index;
+    p.shard_count = count;
+    p.command_line += " --shard " + std::to_string(index) + "/" + std::to_string(count);
+    p.wall_s = 1.0 + index;
+  };
+  CsdCalibration& csd = *a.csd;
+  csd.prompts.clear();
+  csd.rejections.clear();
+  for (const auto& p : whole.csd->prompts)
+    if (keep(p.index)) csd.prompts.push_back(p);
+  for (const auto& r : whole.csd->rejections)
+    if (keep(r.prompt)) csd.rejections.push_back(r);
+  csd.pairs = summarize_pairs(csd.rejections);
+  shard_provenance(csd.provenance);
+  csd.provenance.counts = derived_counts(csd);
+  SamCorpusCalibration& sam = *a.sam_corpus;
+  sam.prompts.clear();
+  sam.documents.clear();
+  for (size_t i = 0; i < whole.sam_corpus->prompts.size(); ++i)
+    if (keep(whole.sam_corpus->prompts[i].index)) {
+      sam.prompts.push_back(whole.sam_corpus->prompts[i]);
+      sam.documents.push_back(whole.sam_corpus->documents[i]);
+    }
+  shard_provenance(sam.provenance);
+  sam.provenance.counts = derived_counts(sam);
+  return a;
+}
+
+// Every table of an SQLite file, in name order, its rows in storage order (primary-key order for
+// these WITHOUT ROWID tables), values quoted exactly as SQLite's quote() writes them.
+inline std::string table_dump(const std::string& path) {
+  sqlite::Database db(path, sqlite::Database::Mode::ReadOnly);
+  std::vector<std::string> tables;
+  {
+    sqlite::Statement query(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    while (query.step()) tables.push_back(query.text(0));
+  }
+  std::string dump;
+  for (const std::string& table : tables) {
+    sqlite::Statement columns(db, "SELECT group_concat('quote(' || name || ')', ' || ''|'' || ') FROM pragma_table_info(?)");
+    columns.bind(1, table);
+    columns.step();
+    sqlite::Statement rows(db, "SELECT " + columns.text(0) + " FROM " + table);
+    dump += "== " + table + "\n";
+    while (rows.step()) dump += rows.text(0) + "\n";
+  }
+  return dump;
+}
+
+// Rewrites manifest.json's sha256 of both files to match them as they are now: a file damaged
+// before it was sealed, so the checks behind the hash comparison get their turn.
+inline void reseal(const std::string& dir) {
+  nlohmann::json manifest = nlohmann::json::parse(read_text_file(dir + "/manifest.json"));
+  for (const char* name : {kSqliteFile, kH5File}) manifest["files"][name]["sha256"] = sha256_file(dir + "/" + name);
+  write_text_file(dir + "/manifest.json", manifest.dump(2));
+}
+
+inline void edit_manifest(const std::string& dir, const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json manifest = nlohmann::json::parse(read_text_file(dir + "/manifest.json"));
+  edit(manifest);
+  write_text_file(dir + "/manifest.json", manifest.dump(2));
+}
+
+// A model directory as fingerprint_model reads it: config.json, tokenizer.json and an F32
+// embedding [16, 4] in model.safetensors (values `fill` + i).
+inline void write_model_dir(const std::string& dir, const std::string& config, const std::string& tokenizer, float fill) {
+  std::filesystem::create_directories(dir);
+  write_text_file(dir + "/config.json", config);
+  write_text_file(dir + "/tokenizer.json", tokenizer);
+  std::vector<float> values(64);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = fill + static_cast<float>(i);
+  write_safetensors(dir + "/model.safetensors",
+                    {{"model.embed_tokens.weight", DType::F32, {16, 4}, values.data(), values.size() * sizeof(float)}});
+}
+
+inline const char* kTinyConfig = R"({"model_type": "llama", "vocab_size": 16})";
+inline const char* kTinyTokenizer = R"({"model": {"type": "BPE"}})";
+
+}  // namespace specd::test

@@ -1,0 +1,92 @@
+// schemas/manifest.schema.json describes the manifests the writer writes: every object's keys are
+// the schema's (required ones present, no others), constants and JSON types agree. A small walk
+// over the keywords the schema uses, not a full JSON Schema validator (none is packaged for C++).
+#include <catch2/catch.hpp>
+
+#include "artifact_fixtures.h"
+#include "calibrate/artifact_merge.h"
+#include "calibrate/artifact_writer.h"
+
+using namespace specd;
+using nlohmann::json;
+
+namespace {
+
+bool has_type(const json& value, const std::string& type) {
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  if (type == "string") return value.is_string();
+  if (type == "integer") return value.is_number_integer();
+  if (type == "number") return value.is_number();
+  if (type == "null") return value.is_null();
+  return false;
+}
+
+// Problems of `value` against `schema` at `where`, appended to `problems`.
+void check(const json& root, const json& schema, const json& value, const std::string& where, std::vector<std::string>& problems) {
+  if (schema.contains("$ref")) {
+    const std::string ref = schema["$ref"];
+    return check(root, root.at(json::json_pointer(ref.substr(1))), value, where, problems);
+  }
+  if (schema.contains("oneOf")) {
+    int matches = 0;
+    for (const json& option : schema["oneOf"]) {
+      std::vector<std::string> option_problems;
+      check(root, option, value, where, option_problems);
+      matches += option_problems.empty();
+    }
+    if (matches != 1) problems.push_back(where + ": matches " + std::to_string(matches) + " of oneOf");
+    return;
+  }
+  if (schema.contains("const") && value != schema["const"]) problems.push_back(where + ": not " + schema["const"].dump());
+  if (schema.contains("type") && !has_type(value, schema["type"])) problems.push_back(where + ": not " + schema["type"].dump());
+  if (value.is_array() && schema.contains("items"))
+    for (size_t i = 0; i < value.size(); ++i) check(root, schema["items"], value[i], where + "/" + std::to_string(i), problems);
+  if (!value.is_object()) return;
+  for (const json& key : schema.value("required", json::array()))
+    if (!value.contains(key.get<std::string>())) problems.push_back(where + ": missing " + key.get<std::string>());
+  const json properties = schema.value("properties", json::object());
+  for (const auto& [key, member] : value.items()) {
+    if (properties.contains(key)) check(root, properties[key], member, where + "/" + key, problems);
+    else if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object())
+      check(root, schema["additionalProperties"], member, where + "/" + key, problems);
+    else if (schema.value("additionalProperties", true) == false) problems.push_back(where + ": unexpected " + key);
+  }
+}
+
+std::vector<std::string> schema_problems(const std::string& manifest_path) {
+  const json schema = json::parse(test::read_text_file(std::string(SPECD_SOURCE_DIR) + "/schemas/manifest.schema.json"));
+  std::vector<std::string> problems;
+  check(schema, schema, json::parse(test::read_text_file(manifest_path)), "", problems);
+  return problems;
+}
+
+}  // namespace
+
+TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[artifact]") {
+  test::ScopedTempDir tmp("schema");
+  const Artifact whole = test::synthetic_artifact(6);
+  write_artifact(tmp.file("full"), whole);
+  CHECK(schema_problems(tmp.file("full/manifest.json")).empty());
+
+  write_artifact(tmp.file("merged"),
+                 merge_artifacts({test::shard_of(whole, 1, 2), test::shard_of(whole, 0, 2)}, {"one", "zero"}));
+  CHECK(schema_problems(tmp.file("merged/manifest.json")).empty());
+
+  Artifact bare = whole;
+  bare.draft.reset();
+  bare.csd.reset();
+  bare.sam_corpus.reset();
+  write_artifact(tmp.file("bare"), bare);
+  CHECK(schema_problems(tmp.file("bare/manifest.json")).empty());
+
+  // The walk does find what the schema forbids.
+  test::edit_manifest(tmp.file("bare"), [](json& m) {
+    m["tool"]["extra"] = 1;
+    m["pair"]["target"].erase("vocab_size");
+    m["files"]["calibration.h5"]["schema_version"] = 2;
+  });
+  CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
+        std::vector<std::string>{"/files/calibration.h5/schema_version: not 1", "/pair/target: missing vocab_size",
+                                 "/tool: unexpected extra"});
+}
