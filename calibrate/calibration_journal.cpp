@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "trace/sqlite_db.h"
+#include "io/sqlite_db.h"
 #include "util/error.h"
 
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "artifact/artifact.h"
-#include "trace/sqlite_db.h"
+#include "io/sqlite_db.h"
 
 namespace specd {
 

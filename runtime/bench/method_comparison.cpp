@@ -41,6 +41,10 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
                                  const ComparisonSetup& setup, Progress& progress) {
   const std::vector<std::string>& methods = setup.methods;
   ComparisonResult result;
+  // One untimed request per method first: the first forwards after loading pay for page faults
+  // and lazily built buffers, which would otherwise land on whichever method runs first.
+  if (!setup.items.empty())
+    for (const auto& m : methods) run_request(target, policies.at(m), tokenizer, setup.items.front(), setup.sampling, setup.stop_tokens);
   for (const WorkloadItem& item : setup.items) {
     std::map<std::string, RequestRun> first_run;
     std::map<std::string, std::vector<double>> samples, decode_samples;  // wall and decode ms per repeat

@@ -16,7 +16,7 @@
 #include "io/sha256.h"
 #include "io/safetensors.h"
 #include "test_helpers.h"
-#include "trace/sqlite_db.h"
+#include "io/sqlite_db.h"
 
 namespace specd::test {
 

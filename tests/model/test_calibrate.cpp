@@ -59,12 +59,12 @@ std::string fresh(const std::string& name) {
 void require_same_calibration(const Artifact& a, const Artifact& b) {
   REQUIRE(a.csd);
   REQUIRE(b.csd);
-  CHECK(a.csd->prompts == b.csd->prompts);
-  CHECK(a.csd->rejections == b.csd->rejections);
-  CHECK(a.csd->pairs == b.csd->pairs);
-  CHECK(a.thresholds == b.thresholds);
-  CHECK(a.target == b.target);
-  CHECK(a.draft == b.draft);
+  CHECK((a.csd->prompts == b.csd->prompts));
+  CHECK((a.csd->rejections == b.csd->rejections));
+  CHECK((a.csd->pairs == b.csd->pairs));
+  CHECK((a.thresholds == b.thresholds));
+  CHECK((a.target == b.target));
+  CHECK((a.draft == b.draft));
 }
 
 }  // namespace
