@@ -14,5 +14,6 @@ int run_bench_methods(const Args& args);  // specd bench --methods ...
 int run_init_model(const Args& args);
 int run_traces(const Args& args);
 int run_calibrate(const Args& args);
+int run_artifact(const Args& args);
 
 }  // namespace specd::cli

@@ -24,6 +24,7 @@ const std::map<std::string, Command>& commands() {
       {"bench", {specd::cli::run_bench, "measure decode speed and forward cost"}},
       {"init-model", {specd::cli::run_init_model, "write a random-weight Llama checkpoint (for benchmarks and tests)"}},
       {"calibrate", {specd::cli::run_calibrate, "offline calibration per model pair (sam-corpus)"}},
+      {"artifact", {specd::cli::run_artifact, "inspect, verify or merge per-pair calibration artifacts"}},
       {"traces", {specd::cli::run_traces, "list or export the per-step traces of specd bench --traces"}},
   };
   return table;

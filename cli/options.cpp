@@ -21,9 +21,14 @@ void add_device_options(po::options_description& options, DeviceSpec& device) {
 }
 
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage) {
+  return parse(args, options, po::positional_options_description(), vm, usage);
+}
+
+bool parse(const Args& args, const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm, const char* usage) {
   po::options_description all(options);
   all.add_options()("help,h", "show this help");
-  po::store(po::command_line_parser(args).options(all).run(), vm);
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   if (vm.count("help")) {
     std::cout << usage << "\n" << all << "\n";
     return false;

@@ -16,6 +16,9 @@ void add_device_options(po::options_description& options, DeviceSpec& device);
 
 // Parses args into `vm`; returns false (after printing usage to stdout) when --help was given.
 bool parse(const Args& args, const po::options_description& options, po::variables_map& vm, const char* usage);
+// The same, with positional arguments (e.g. `specd artifact verify DIR`).
+bool parse(const Args& args, const po::options_description& options, const po::positional_options_description& positional,
+           po::variables_map& vm, const char* usage);
 
 // An output directory a long command will write at the end: its parent is created when missing
 // and must be writable, checked before the work starts (InputError naming the option's value).

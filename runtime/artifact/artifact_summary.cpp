@@ -1,0 +1,102 @@
+#include "artifact/artifact_summary.h"
+
+#include <cstdio>
+
+#include "artifact/csd_pairs.h"
+#include "artifact/manifest.h"
+
+namespace specd {
+
+using nlohmann::json;
+
+namespace {
+
+std::string short_hash(const json& hash) { return hash.get<std::string>().substr(0, 12); }
+
+void print_model(std::ostream& out, const char* role, const json& model) {
+  out << "  " << role << ": ";
+  if (model.is_null()) {
+    out << "none (model-free pair)\n";
+    return;
+  }
+  out << model["path"].get<std::string>() << "  vocab " << model["vocab_size"] << ", config " << short_hash(model["config_sha256"])
+      << ", tokenizer " << short_hash(model["tokenizer_sha256"]) << ", embedding " << short_hash(model["embedding_sha256"]) << "\n";
+}
+
+void print_calibration(std::ostream& out, const std::string& name, const json& c) {
+  out << name << ":\n  counts:";
+  for (const auto& [key, value] : c["counts"].items()) out << " " << key << " " << value.dump();
+  out << "\n  made by: " << c["command_line"].get<std::string>() << "\n";
+  out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << " prompts, sha256 "
+      << short_hash(c["prompts"]["sha256"]) << ")\n";
+  out << "  seed " << c["seed"] << ", temperature " << c["sampling"]["temperature"] << ", top_k " << c["sampling"]["top_k"]
+      << ", top_p " << c["sampling"]["top_p"] << ", options " << c["options"].dump() << ", " << c["wall_s"] << " s\n";
+  if (c.contains("shards")) out << "  merged from " << c["shards"].size() << " shards\n";
+  else out << "  shard " << c["shard"]["index"] << " of " << c["shard"]["count"] << "\n";
+  if (!c.contains("top_pairs")) return;
+  char shares[64];
+  std::snprintf(shares, sizeof shares, "%.1f%% / %.1f%%", 100 * c["pareto"]["top_10"].get<double>(),
+                100 * c["pareto"]["top_20"].get<double>());
+  out << "  pareto: the top 10% / 20% of pairs cover " << shares << " of the rejections\n";
+  out << "  top pairs (draft -> target: count, median gap):";
+  for (const json& p : c["top_pairs"])
+    out << "\n    " << p["draft_token"] << " -> " << p["target_token"] << ": " << p["count"] << ", " << p["gap_median"];
+  out << "\n";
+}
+
+}  // namespace
+
+json artifact_summary(const std::string& dir, const Artifact& artifact, size_t top_pairs) {
+  json summary = manifest_json(artifact, {});
+  summary.erase("files");
+  summary["dir"] = dir;
+  json& calibrations = summary["calibrations"];
+  if (artifact.csd) {
+    json pairs = json::array();
+    for (size_t i = 0; i < std::min(top_pairs, artifact.csd->pairs.size()); ++i) {
+      const CsdPair& p = artifact.csd->pairs[i];
+      pairs.push_back({{"draft_token", p.draft_token}, {"target_token", p.target_token}, {"count", p.count}, {"gap_mean", p.gap_mean},
+                       {"gap_min", p.gap_min}, {"gap_p10", p.gap_p10}, {"gap_median", p.gap_median}, {"gap_p90", p.gap_p90},
+                       {"gap_max", p.gap_max}});
+    }
+    calibrations[kCsdPolicy]["top_pairs"] = pairs;
+    calibrations[kCsdPolicy]["pareto"] = {{"top_10", pareto_share(artifact.csd->pairs, 0.1)},
+                                          {"top_20", pareto_share(artifact.csd->pairs, 0.2)}};
+  }
+  json thresholds = json::array();
+  for (const Threshold& t : artifact.thresholds)
+    thresholds.push_back({{"policy", t.policy}, {"name", t.name}, {"value", t.value}, {"source", t.source}});
+  summary["thresholds"] = thresholds;
+  return summary;
+}
+
+void print_artifact_summary(std::ostream& out, const json& s) {
+  out << s["dir"].get<std::string>() << ": specd artifact, schema version " << s["schema_version"] << "\n";
+  out << "made " << s["created_at"].get<std::string>() << " by specd " << s["tool"]["version"].get<std::string>() << " (commit "
+      << s["tool"]["git_commit"].get<std::string>().substr(0, 12) << ")\n";
+  out << "pair:\n";
+  print_model(out, "target", s["pair"]["target"]);
+  print_model(out, "draft", s["pair"]["draft"]);
+  if (s["calibrations"].empty()) out << "no calibrations\n";
+  for (const auto& [name, calibration] : s["calibrations"].items()) print_calibration(out, name, calibration);
+  out << "thresholds:" << (s["thresholds"].empty() ? " none" : "") << "\n";
+  for (const json& t : s["thresholds"])
+    out << "  " << t["policy"].get<std::string>() << "." << t["name"].get<std::string>() << " = " << t["value"] << " ("
+        << t["source"].get<std::string>() << ")\n";
+}
+
+std::string artifact_contents_line(const Artifact& a) {
+  std::string line;
+  if (a.csd)
+    line += "csd: " + std::to_string(a.csd->prompts.size()) + " prompts, " + std::to_string(a.csd->rejections.size()) +
+            " rejections, " + std::to_string(a.csd->pairs.size()) + " pairs";
+  if (a.sam_corpus) {
+    size_t tokens = 0;
+    for (const auto& d : a.sam_corpus->documents) tokens += d.size();
+    line += std::string(line.empty() ? "" : "; ") + "sam_corpus: " + std::to_string(a.sam_corpus->documents.size()) +
+            " documents, " + std::to_string(tokens) + " tokens";
+  }
+  return line.empty() ? "no calibrations" : line;
+}
+
+}  // namespace specd
