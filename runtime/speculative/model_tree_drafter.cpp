@@ -73,12 +73,13 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
     at::Tensor logits = runner_.model().forward(runner_.cache(), feed).logits.to(at::kCPU).contiguous();
     std::vector<int32_t> children;
     for (size_t f = 0; f < frontier.size(); ++f) {
-      PoolNode& node = pool[frontier[f]];
-      node.row = first_row + static_cast<int64_t>(f);
+      // The parent's score is copied, not referenced: the push_backs below may reallocate the pool.
+      const double score = pool[frontier[f]].score;
+      pool[frontier[f]].row = first_row + static_cast<int64_t>(f);
       cached_parents.push_back(feed.parents[f]);
       for (auto [token, logp] : top_log_probs(logits[f].data_ptr<float>(), vocab, options_.top_k)) {
         children.push_back(static_cast<int32_t>(pool.size()));
-        pool.push_back({token, frontier[f], node.score + logp});
+        pool.push_back({token, frontier[f], score + logp});
       }
     }
     std::stable_sort(children.begin(), children.end(), [&](int32_t a, int32_t b) { return pool[a].score > pool[b].score; });

@@ -70,6 +70,32 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
   CHECK(run_cli(base + " --method pld --pld-match latest").out == ar.out);
 }
 
+// A request's speculative steps depend on its inputs only: run in separate processes (and with
+// different thread counts), sd-tree drafts the same trees, so its text and its step and
+// acceptance counts agree. The draft is the target: deep trees, many nodes accepted. A fixed
+// draft budget: the adaptive one follows measured timings.
+TEST_CASE("specd generate --method sd-tree drafts the same trees in separate processes", "[cli]") {
+  std::string dir = model_with_tokenizer("cli-tree-repro");
+  const std::string base = "generate --model " + dir + " --draft " + dir +
+                           " --method sd-tree --draft-budget fixed --tree-top-k 3 --tree-depth 4 --tree-nodes 10"
+                           " --prompt 'the thing is the thing' --max-new-tokens 60 --threads ";
+  auto step_counts = [](const CliResult& r) {
+    const size_t at = r.err.find(" | sd-tree: ");
+    return at == std::string::npos ? std::string() : r.err.substr(at, r.err.find('\n', at) - at);
+  };
+  const CliResult first = run_cli(base + "1");
+  CAPTURE(first.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(!step_counts(first).empty());
+  for (const char* threads : {"1", "2", "1"}) {
+    const CliResult again = run_cli(base + threads);
+    CAPTURE(threads, again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK(again.out == first.out);
+    CHECK(step_counts(again) == step_counts(first));
+  }
+}
+
 TEST_CASE("specd calibrate sam-corpus writes a static corpus into the artifact that sam searches, still giving AR's text", "[cli]") {
   std::string dir = model_with_tokenizer("cli-sam-corpus");
   const std::string prompts = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-prompts.jsonl";

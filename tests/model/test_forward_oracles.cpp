@@ -4,7 +4,10 @@
 #include "catch_torch.h"
 
 #include "fixture_models.h"
+#include "model/cpu/attention.h"
 #include "model/cpu/matmul_bf16_dot.h"
+
+#include <limits>
 
 using namespace specd;
 
@@ -230,6 +233,68 @@ TEST_CASE("a tree continued across forwards equals the chain forward of each pat
     run(*model, chain_cache, prefix);
     at::Tensor chain = run(*model, chain_cache, paths[node]);
     CHECK(max_abs_diff(logits[node], chain[1]) < 1e-4);
+  }
+}
+
+// A draft tree grown level by level (as the tree drafter does: forwards continued through
+// tree_base and cached_parents, then truncated back and re-synced) must read only rows it may
+// see: a cache whose unused rows and key tiles hold NaN, left over from another request, gives
+// bit-identical logits to a fresh one.
+TEST_CASE("continued tree forwards do not depend on the cache's unused memory", "[model][oracle]") {
+  auto cfg = test::tiny_config("llama");
+  auto dtype = GENERATE(DType::F32, DType::BF16);
+  CAPTURE(dtype_name(dtype));
+  auto model = test::load_model(test::write_model("tree-garbage", cfg, dtype), /*aten=*/false, /*threads=*/2);
+  at::InferenceMode guard;
+
+  auto grow = [&](KvCache& cache) {
+    std::vector<at::Tensor> logits;
+    auto keep = [&](const at::Tensor& t) { logits.push_back(t.clone()); };
+    const auto prefix = some_tokens(21, cfg.vocab_size, 4);
+    const int64_t base = static_cast<int64_t>(prefix.size());
+    keep(run(*model, cache, prefix));
+    // Three levels of three nodes: rows base..base+2, then their children, then grandchildren.
+    std::vector<int64_t> cached_parents;
+    const std::vector<std::vector<int64_t>> parents{{-1, -1, -1}, {base, base, base + 2}, {base + 3, base + 5, base + 5}};
+    for (size_t level = 0; level < parents.size(); ++level) {
+      ForwardRequest feed;
+      feed.tokens = some_tokens(3, cfg.vocab_size, 10 + static_cast<int64_t>(level));
+      feed.parents = parents[level];
+      feed.positions.assign(3, base + static_cast<int64_t>(level));
+      feed.tree_base = base;
+      feed.cached_parents = cached_parents;
+      keep(model->forward(cache, feed).logits);
+      cached_parents.insert(cached_parents.end(), feed.parents.begin(), feed.parents.end());
+    }
+    cache.truncate(base);
+    keep(run(*model, cache, {7, 8}));  // the next step's sync
+    ForwardRequest feed;
+    feed.tokens = {3, 4, 5, 6};
+    feed.parents = {-1, -1, -1, -1};
+    feed.positions.assign(4, base + 2);
+    feed.tree_base = base + 2;
+    keep(model->forward(cache, feed).logits);
+    return logits;
+  };
+
+  KvCache fresh = model->new_cache();
+  const std::vector<at::Tensor> expected = grow(fresh);
+
+  KvCache used = model->new_cache();
+  run(*model, used, some_tokens(60, cfg.vocab_size, 9));  // another request first
+  used.truncate(0);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
+    used.keys(l).fill_(nan);
+    used.values(l).fill_(nan);
+    float* tiles = used.key_tiles(l);
+    std::fill(tiles, tiles + cfg.num_key_value_heads * cpu::key_tiles_per_head(used.capacity(), cfg.head_dim), nan);
+  }
+  const std::vector<at::Tensor> got = grow(used);
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(at::equal(got[i], expected[i]));
   }
 }
 
