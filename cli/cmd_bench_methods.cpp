@@ -138,14 +138,14 @@ int run_bench_methods(const Args& args) {
   if (!parse(args, desc, vm, "usage: specd bench --methods ar,sd,... [options]")) return 0;
   if (max_prompts < 1) input_error("--max-prompts", "must be at least 1");
   if (setup.repeats < 1) input_error("--repeats", "must be at least 1");
-  validate(setup.sampling);
+  check_sampling_options(setup.sampling);
   finish_method_options(method_args, vm);
   if (!json_path.empty() && json_path == traces_path) input_error("--traces", "is the same file as --json");
   const bool greedy = setup.sampling.temperature == 0.0;
 
   setup.methods = {"ar"};
   for (const auto& m : split_list(methods_text))
-    if (std::find(setup.methods.begin(), setup.methods.end(), m) == setup.methods.end()) setup.methods.push_back(find_method(m).name);
+    if (std::find(setup.methods.begin(), setup.methods.end(), m) == setup.methods.end()) setup.methods.push_back(method_option(m, "--methods").name);
   bool lossy = false;
   for (const auto& m : setup.methods) lossy = lossy || !find_method(m).lossless;
   setup.quality = quality || lossy;

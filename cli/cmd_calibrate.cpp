@@ -140,7 +140,7 @@ int run_csd(const Args& args) {
       ("seed", po::value(&options.sampling.seed)->default_value(0), "prompt i is decoded with seed + i");
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--resume] [--shard I/N]")) return 0;
-  validate(options.sampling);
+  check_sampling_options(options.sampling);
   if (options.gamma < 1) input_error("--gamma", "must be at least 1");
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "csd"));

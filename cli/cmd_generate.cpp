@@ -66,9 +66,9 @@ int run_generate(const Args& args) {
   if (!is_valid_utf8(prompt)) input_error(prompt_source, "is not valid UTF-8");
   if (prompt.empty()) input_error(prompt_source, "is empty");
   if (options.max_new_tokens < 1) input_error("--max-new-tokens", "must be at least 1");
-  validate(options.sampling);
+  check_sampling_options(options.sampling);
   finish_method_options(method_args, vm);
-  const MethodInfo& info = find_method(method);
+  const MethodInfo& info = method_option(method, "--method");
   if (!save_memory.empty() && info.calibration != "csd") input_error("--save-memory", "only the csd methods keep a correction memory");
   if (!save_memory.empty()) check_output_directory(save_memory);
 

@@ -50,6 +50,12 @@ std::string methods_help() {
   return text;
 }
 
+const MethodInfo& method_option(const std::string& name, const std::string& flag) {
+  for (const MethodInfo& m : method_registry())
+    if (m.name == name) return m;
+  input_error(flag, "unknown method '" + name + "' (known: " + method_names_text() + ")");
+}
+
 bool uses_draft_model(const std::vector<std::string>& methods) {
   for (const auto& m : methods)
     if (find_method(m).draft != DraftModelUse::None) return true;

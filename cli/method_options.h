@@ -27,6 +27,9 @@ void add_method_options(po::options_description& desc, MethodArgs& args);
 void finish_method_options(MethodArgs& args, const po::variables_map& vm);
 // "method: summary" lines of every registered method, for --help texts.
 std::string methods_help();
+// The registry's entry for a method named on the command line: InputError naming `flag` when
+// there is none.
+const MethodInfo& method_option(const std::string& name, const std::string& flag);
 // True when one of `methods` runs a draft model (required, or SAM's optional fallback).
 bool uses_draft_model(const std::vector<std::string>& methods);
 // Reads --artifact (null when not given) and binds it to the target and, when one is loaded, the

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -35,6 +36,13 @@ bool parse(const Args& args, const po::options_description& options, const po::p
   }
   po::notify(vm);
   return true;
+}
+
+void check_sampling_options(const SamplingParams& params) {
+  if (!(params.temperature >= 0.0) || !std::isfinite(params.temperature)) input_error("--temperature", "must be a finite number >= 0");
+  if (params.top_k < 0) input_error("--top-k", "must be >= 0 (0 turns it off)");
+  if (!(params.top_p > 0.0 && params.top_p <= 1.0)) input_error("--top-p", "must be in (0, 1]");
+  validate(params);
 }
 
 void check_output_directory(const std::string& dir) {

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "model/device.h"
+#include "sampling/sampler.h"
 
 namespace specd::cli {
 
@@ -19,6 +20,9 @@ bool parse(const Args& args, const po::options_description& options, po::variabl
 // The same, with positional arguments (e.g. `specd artifact verify DIR`).
 bool parse(const Args& args, const po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm, const char* usage);
+
+// --temperature, --top-k and --top-p: InputError naming the option for a value out of range.
+void check_sampling_options(const SamplingParams& params);
 
 // An output directory a long command will write at the end: its parent is created when missing
 // and must be writable, checked before the work starts (InputError naming the option's value).

@@ -16,7 +16,7 @@ CREATE TABLE prompts (
   drafted       INTEGER NOT NULL,  -- drafted tokens verified
   accepted      INTEGER NOT NULL,  -- drafted tokens accepted
   rejections    INTEGER NOT NULL,  -- rejection events (rows of /csd/rejections for this prompt)
-  wall_ms       REAL NOT NULL,
+  -- No times: equal calibrations give equal tables (the wall time is in the manifest's provenance).
   PRIMARY KEY (policy, prompt_index)
 ) WITHOUT ROWID;
 

@@ -17,9 +17,8 @@ bool CalibrationProvenance::operator==(const CalibrationProvenance& o) const {
 }
 
 bool CalibratedPrompt::operator==(const CalibratedPrompt& o) const {
-  return std::tie(index, id, category, prompt_tokens, new_tokens, steps, drafted, accepted, rejections, wall_ms) ==
-         std::tie(o.index, o.id, o.category, o.prompt_tokens, o.new_tokens, o.steps, o.drafted, o.accepted, o.rejections,
-                  o.wall_ms);
+  return std::tie(index, id, category, prompt_tokens, new_tokens, steps, drafted, accepted, rejections) ==
+         std::tie(o.index, o.id, o.category, o.prompt_tokens, o.new_tokens, o.steps, o.drafted, o.accepted, o.rejections);
 }
 
 bool CsdRejection::operator==(const CsdRejection& o) const {

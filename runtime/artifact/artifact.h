@@ -53,6 +53,8 @@ struct CalibratedPrompt {
   int32_t index = 0;
   std::string id, category;
   int64_t prompt_tokens = 0, new_tokens = 0, steps = 0, drafted = 0, accepted = 0, rejections = 0;
+  // Kept by the journal for the provenance's wall time; not stored in the artifact (times differ
+  // between runs, the tables must not) and not compared.
   double wall_ms = 0;
   bool operator==(const CalibratedPrompt& other) const;
 };

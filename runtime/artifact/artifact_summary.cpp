@@ -30,7 +30,10 @@ void print_calibration(std::ostream& out, const std::string& name, const json& c
   out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << " prompts, sha256 "
       << short_hash(c["prompts"]["sha256"]) << ")\n";
   out << "  seed " << c["seed"] << ", temperature " << c["sampling"]["temperature"] << ", top_k " << c["sampling"]["top_k"]
-      << ", top_p " << c["sampling"]["top_p"] << ", options " << c["options"].dump() << ", " << c["wall_s"] << " s\n";
+      << ", top_p " << c["sampling"]["top_p"] << ", options " << c["options"].dump() << "\n";
+  char wall[64];
+  std::snprintf(wall, sizeof wall, "%.1f s", c["wall_s"].get<double>());
+  out << "  decoding time: " << wall << "\n";
   if (c.contains("shards")) out << "  merged from " << c["shards"].size() << " shards\n";
   else out << "  shard " << c["shard"]["index"] << " of " << c["shard"]["count"] << "\n";
   if (!c.contains("top_pairs")) return;
@@ -38,9 +41,12 @@ void print_calibration(std::ostream& out, const std::string& name, const json& c
   std::snprintf(shares, sizeof shares, "%.1f%% / %.1f%%", 100 * c["pareto"]["top_10"].get<double>(),
                 100 * c["pareto"]["top_20"].get<double>());
   out << "  pareto: the top 10% / 20% of pairs cover " << shares << " of the rejections\n";
-  out << "  top pairs (draft -> target: count, median gap):";
-  for (const json& p : c["top_pairs"])
-    out << "\n    " << p["draft_token"] << " -> " << p["target_token"] << ": " << p["count"] << ", " << p["gap_median"];
+  out << "  top pairs (draft id -> target id: count, median logit gap in nats):";
+  for (const json& p : c["top_pairs"]) {
+    char gap[32];
+    std::snprintf(gap, sizeof gap, "%.2f", p["gap_median"].get<double>());
+    out << "\n    " << p["draft_token"] << " -> " << p["target_token"] << ": " << p["count"] << ", " << gap;
+  }
   out << "\n";
 }
 

@@ -14,11 +14,10 @@ void insert_prompts(sqlite::Database& db, const std::string& policy, std::vector
   std::sort(prompts.begin(), prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
   sqlite::Statement insert(db,
                            "INSERT INTO prompts (policy, prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, "
-                           "drafted, accepted, rejections, wall_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                           "drafted, accepted, rejections) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const CalibratedPrompt& p : prompts) {
     insert.bind(1, policy).bind(2, int64_t{p.index}).bind(3, p.id).bind(4, p.category).bind(5, p.prompt_tokens);
     insert.bind(6, p.new_tokens).bind(7, p.steps).bind(8, p.drafted).bind(9, p.accepted).bind(10, p.rejections);
-    insert.bind(11, p.wall_ms);
     insert.run();
   }
 }
@@ -81,7 +80,7 @@ ArtifactTables::ArtifactTables(const std::string& path) : db_(path, sqlite::Data
 std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy) {
   sqlite::Statement query(db_,
                           "SELECT prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, drafted, accepted, "
-                          "rejections, wall_ms FROM prompts WHERE policy = ? ORDER BY prompt_index");
+                          "rejections FROM prompts WHERE policy = ? ORDER BY prompt_index");
   query.bind(1, policy);
   std::vector<CalibratedPrompt> rows;
   while (query.step()) {
@@ -95,7 +94,6 @@ std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy)
     p.drafted = query.int64(6);
     p.accepted = query.int64(7);
     p.rejections = query.int64(8);
-    p.wall_ms = query.real(9);
     rows.push_back(std::move(p));
   }
   return rows;

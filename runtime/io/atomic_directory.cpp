@@ -1,5 +1,7 @@
 #include "io/atomic_directory.h"
 
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <stdio.h>  // renameat2 (glibc 2.28+)
 #include <stdlib.h>
@@ -48,6 +50,10 @@ AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : dir_(with
   name.push_back('\0');
   if (!::mkdtemp(name.data())) io_error(dir_, "create a temporary directory beside it", errno);
   temp_dir_ = name.data();
+  // mkdtemp makes it private (0700); the artifact gets the permissions of any new directory.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::chmod(temp_dir_.c_str(), 0777 & ~mask) != 0) io_error(dir_, "set the permissions of its temporary directory", errno);
 }
 
 AtomicDirectoryWriter::~AtomicDirectoryWriter() {
