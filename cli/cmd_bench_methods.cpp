@@ -11,6 +11,7 @@
 #include "artifact/artifact.h"
 #include "bench/forward_cost.h"
 #include "bench/method_comparison.h"
+#include "calibrate/memory_update.h"
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "method_options.h"
@@ -110,7 +111,7 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
 }  // namespace
 
 int run_bench_methods(const Args& args) {
-  std::string model_dir, workloads_dir, methods_text, categories_text, json_path, traces_path;
+  std::string model_dir, workloads_dir, methods_text, categories_text, json_path, traces_path, save_memory;
   int64_t max_prompts = 5;
   ComparisonSetup setup;
   MethodArgs method_args;
@@ -131,7 +132,9 @@ int run_bench_methods(const Args& args) {
       ("seed", po::value(&setup.sampling.seed)->default_value(0), "seed of every request")
       ("quality", po::bool_switch(&quality), "also measure the target's NLL and chrF of every method (on with a lossy method)")
       ("json", po::value(&json_path), "also write the results as JSON to this file")
-      ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file");
+      ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file")
+      ("save-memory", po::value(&save_memory),
+       "write the artifact with csd's correction memory as the run left it (online updates added) to this directory");
   add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
@@ -141,6 +144,7 @@ int run_bench_methods(const Args& args) {
   check_sampling_options(setup.sampling);
   finish_method_options(method_args, vm);
   if (!json_path.empty() && json_path == traces_path) input_error("--traces", "is the same file as --json");
+  if (!save_memory.empty()) check_output_directory(save_memory);
   const bool greedy = setup.sampling.temperature == 0.0;
 
   setup.methods = {"ar"};
@@ -149,6 +153,11 @@ int run_bench_methods(const Args& args) {
   bool lossy = false;
   for (const auto& m : setup.methods) lossy = lossy || !find_method(m).lossless;
   setup.quality = quality || lossy;
+  // The memory --save-memory writes: the first method of the list that keeps one.
+  std::string memory_method;
+  for (const auto& m : setup.methods)
+    if (memory_method.empty() && find_method(m).calibration == "csd") memory_method = m;
+  if (!save_memory.empty() && memory_method.empty()) input_error("--save-memory", "needs a csd method in --methods");
   setup.keep_runs = !traces_path.empty();
   setup.items = load_items(workloads_dir, categories_text, max_prompts);
 
@@ -233,6 +242,12 @@ int run_bench_methods(const Args& args) {
   if (draft) print_curve("draft", report["draft_forward_ms"]);
   print_table(result, setup.methods, report, greedy, setup.quality);
   if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
+  if (!save_memory.empty()) {
+    const CorrectionMemory& memory = *policies.at(memory_method).memory;
+    write_updated_memory(method_args.artifact_dir, memory, "specd bench --methods " + methods_text + " (" + memory_method + ")", save_memory);
+    std::printf("wrote %s: %s's correction memory after the run (%lld online rejections added, %zu pairs)\n", save_memory.c_str(),
+                memory_method.c_str(), static_cast<long long>(memory.online_records()), memory.size());
+  }
   return 0;
 }
 

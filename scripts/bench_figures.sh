@@ -65,6 +65,16 @@ for sam in dynamic corpus; do
     --json "$out/$name.json" | tee "$out/$name.txt"
 done
 
+# CSD's calibration cost against the number of prompts (linear: a prompt's decoding does not
+# depend on the others).
+for n in 45 90 181; do
+  rm -rf "$artifact-scaling"
+  echo "== specd calibrate csd --max-prompts $n ==" >&2
+  echo "--max-prompts $n:"
+  "$specd" calibrate csd --max-prompts "$n" --out "$artifact-scaling" | sed -n 2,4p
+done | tee "$out/calibrate-csd-scaling.txt"
+rm -rf "$artifact-scaling"
+
 # CSD against sd, with the papers' fixed draft length (gamma 6 as the paper) and with the budget,
 # greedy and sampled; drift and quality are printed beside AR's.
 for temperature in 0 0.6; do

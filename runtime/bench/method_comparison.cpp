@@ -41,15 +41,30 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
                                  const ComparisonSetup& setup, Progress& progress) {
   const std::vector<std::string>& methods = setup.methods;
   ComparisonResult result;
+  // A policy that learns online (CSD's correction memory) must see each request once, as a
+  // deployment would: its state is put back before every repeat, so repeats time the same
+  // decoding, and the warm-up leaves no trace.
+  std::map<std::string, CorrectionMemory> saved;
+  auto save = [&] {
+    for (const auto& m : methods)
+      if (policies.at(m).memory) saved.insert_or_assign(m, *policies.at(m).memory);
+  };
+  auto restore = [&] {
+    for (auto& [m, memory] : saved) *policies.at(m).memory = memory;
+  };
   // One untimed request per method first: the first forwards after loading pay for page faults
   // and lazily built buffers, which would otherwise land on whichever method runs first.
+  save();
   if (!setup.items.empty())
     for (const auto& m : methods) run_request(target, policies.at(m), tokenizer, setup.items.front(), setup.sampling, setup.stop_tokens);
+  restore();
   for (const WorkloadItem& item : setup.items) {
+    save();
     std::map<std::string, RequestRun> first_run;
     std::map<std::string, std::vector<double>> samples, decode_samples;  // wall and decode ms per repeat
     std::map<std::string, double> wall, decode;                          // their medians
     for (int r = 0; r < setup.repeats; ++r) {
+      if (r > 0) restore();
       for (const auto& m : methods) {
         RequestRun run = run_request(target, policies.at(m), tokenizer, item, setup.sampling, setup.stop_tokens);
         progress.step(item.category + " " + m);

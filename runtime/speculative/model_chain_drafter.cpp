@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/llama_model.h"
 
@@ -35,6 +36,7 @@ DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
   at::Tensor logits = runner_.sync(tokens);
   const int64_t vocab = logits.size(0);
   int32_t parent = 0;
+  double score = 0;  // cumulative log q of the sampled path (greedy drafts carry none)
   for (int32_t d = 0; d < steps; ++d) {
     const float* row = logits.data_ptr<float>();
     int32_t token;
@@ -48,7 +50,8 @@ DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
       }());
       token = draw(std::vector<double>(q->begin(), q->end()), sampler_.uniform());
       tree.child_q[parent] = q;
-      parent = tree.add(parent, token, DraftSource::Model, (*q)[token]);
+      score += std::log((*q)[token]);
+      parent = tree.add(parent, token, DraftSource::Model, (*q)[token], static_cast<float>(score));
     }
     if (d + 1 < steps) {
       tokens.push_back(token);

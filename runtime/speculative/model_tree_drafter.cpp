@@ -108,7 +108,7 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
   for (size_t node = 0; node < pool.size(); ++node) {
     if (!taken[node]) continue;
     int32_t parent = pool[node].parent < 0 ? 0 : tree_index[pool[node].parent];
-    tree_index[node] = tree.add(parent, pool[node].token, DraftSource::Model);
+    tree_index[node] = tree.add(parent, pool[node].token, DraftSource::Model, 1.0f, static_cast<float>(pool[node].score));
   }
   return tree;
 }

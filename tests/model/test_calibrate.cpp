@@ -152,8 +152,35 @@ TEST_CASE("calibrate csd: bad input and an artifact of another pair are refused 
                          "artifact");
   // csd deploys from it: the stats line says LOSSY.
   CliResult csd = run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'def the' --method csd --artifact " +
-                          out + " --max-new-tokens 16");
+                          out + " --max-new-tokens 16 --draft-budget fixed");
   CAPTURE(csd.err);
   REQUIRE(csd.exit_code == 0);
   CHECK(csd.err.find("LOSSY") != std::string::npos);
+}
+
+TEST_CASE("csd --save-memory writes the memory as decoding left it: a new artifact with the online rejections", "[calibrate]") {
+  const std::string out = fresh("memory-base"), saved = fresh("memory-saved");
+  REQUIRE(run_cli(calibrate(out, "--max-prompts 3")).exit_code == 0);
+  const Artifact before = read_artifact(out);
+  CliResult r = run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'the quick fox' --method csd --artifact " +
+                        out + " --max-new-tokens 40 --draft-budget fixed --save-memory " + saved);
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Artifact after = read_artifact(saved);
+  REQUIRE(after.csd);
+  REQUIRE(after.csd->prompts.size() == before.csd->prompts.size() + 1);
+  const CalibratedPrompt& online = after.csd->prompts.back();
+  CHECK(online.id == "online");
+  CHECK(online.rejections > 0);
+  CHECK(after.csd->rejections.size() == before.csd->rejections.size() + static_cast<size_t>(online.rejections));
+  int64_t before_total = 0, after_total = 0;
+  for (const CsdPair& p : before.csd->pairs) before_total += p.count;
+  for (const CsdPair& p : after.csd->pairs) after_total += p.count;
+  CHECK(after_total == before_total + online.rejections);
+  CHECK(after.csd->provenance.options.contains("online_update"));
+  CHECK(run_cli("artifact verify " + saved + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+  // Only the csd methods keep a memory.
+  require_one_line_error(run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'x' --method sd --save-memory " +
+                                 fresh("memory-bad")),
+                         "--save-memory");
 }
