@@ -16,7 +16,7 @@ rm -rf "$artifact"
 "$specd" calibrate sam-corpus --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" artifact verify "$artifact" --target "$target" --draft "$draft"
 "$specd" artifact inspect "$artifact"
-"$specd" generate --model "$target" --draft "$draft" --method csd --artifact "$artifact" \
+"$specd" generate --model "$target" --draft "$draft" --method csd --artifact "$artifact" --gamma 6 --draft-budget fixed \
   --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64
 "$specd" bench --model "$target" --draft "$draft" --methods sd,csd,sam --artifact "$artifact" --gamma 6 --draft-budget fixed \
   --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1
