@@ -118,9 +118,9 @@ int run_bench_methods(const Args& args) {
   MethodOptions& method_options = method_args.options;
   DeviceSpec device;
   bool quality = false;
-  po::options_description desc("specd bench --methods");
+  po::options_description desc("specd bench --methods", 120, 60);
   desc.add_options()
-      ("methods", po::value(&methods_text)->required(), ("comma-separated methods (ar is always measured):\n" + methods_help()).c_str())
+      ("methods", po::value(&methods_text)->required(), "comma-separated methods, listed above (ar is always measured)")
       ("model", po::value(&model_dir)->default_value(default_model_dir()), "target model directory")
       ("workloads", po::value(&workloads_dir)->default_value(data_dir() + "/workloads"), "directory of workload .jsonl files")
       ("categories", po::value(&categories_text), "comma-separated workload files to use (default: all)")
@@ -138,7 +138,8 @@ int run_bench_methods(const Args& args) {
   add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd bench --methods ar,sd,... [options]")) return 0;
+  const std::string usage = "usage: specd bench --methods M,... [options]\n\nmethods:\n" + methods_help();
+  if (!parse(args, desc, vm, usage.c_str())) return 0;
   if (max_prompts < 1) input_error("--max-prompts", "must be at least 1");
   if (setup.repeats < 1) input_error("--repeats", "must be at least 1");
   check_sampling_options(setup.sampling);

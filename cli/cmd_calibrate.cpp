@@ -92,6 +92,9 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   parse_shard(a.shard, a.shard_index, a.shard_count);
   // A bad --out fails now, not after minutes of decoding.
   check_output_directory(a.out);
+  if (std::filesystem::is_directory(a.out) && !std::filesystem::is_empty(a.out) &&
+      !std::filesystem::exists(std::filesystem::path(a.out) / kManifestFile))
+    input_error(a.out, "exists and is not a specd artifact (no manifest.json): choose another --out");
   std::vector<WorkloadItem> items = read_workload(a.prompts_path);
   if (a.max_prompts > 0 && static_cast<int64_t>(items.size()) > a.max_prompts) items.resize(a.max_prompts);
   if (items.empty()) input_error(a.prompts_path, "holds no prompts");

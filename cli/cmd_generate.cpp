@@ -27,7 +27,7 @@ int run_generate(const Args& args) {
   int64_t prompt_index = 0;
   GenerateOptions options;
   DeviceSpec device;
-  po::options_description desc("specd generate");
+  po::options_description desc("specd generate", 120, 60);
   desc.add_options()
       ("model", po::value(&model_dir)->default_value(default_model_dir()), "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
       ("tokenizer", po::value(&tokenizer_path), "tokenizer.json to use instead of the model directory's")
@@ -40,12 +40,14 @@ int run_generate(const Args& args) {
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
       ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "keep the most likely tokens up to this mass (1: off)")
       ("seed", po::value(&options.sampling.seed)->default_value(0), "random seed for sampling")
-      ("method", po::value(&method)->default_value("ar"), ("decoding method:\n" + methods_help()).c_str())
+      ("method", po::value(&method)->default_value("ar"), "decoding method (listed above)")
       ("save-memory", po::value(&save_memory), "csd: write the artifact with the correction memory as decoding left it to this directory");
   add_method_options(desc, method_args);
   add_device_options(desc, device);
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd generate [--model DIR] (--prompt TEXT | --prompt-file F | --workload F [--prompt-index I]) [options]")) return 0;
+  const std::string usage = "usage: specd generate [--model DIR] (--prompt TEXT | --prompt-file F | --workload F [--prompt-index I]) [options]\n\n"
+                            "methods (--method):\n" + methods_help();
+  if (!parse(args, desc, vm, usage.c_str())) return 0;
 
   if (vm.count("prompt") + vm.count("prompt-file") + vm.count("workload") != 1)
     input_error("generate", "give exactly one of --prompt, --prompt-file and --workload");
