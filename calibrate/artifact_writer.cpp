@@ -1,7 +1,6 @@
 #include "calibrate/artifact_writer.h"
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <numeric>
 #include <stdexcept>
@@ -16,21 +15,13 @@
 #include "io/atomic_file.h"
 #include "io/sha256.h"
 #include "util/error.h"
+#include "util/timestamp.h"
 #include "util/version.h"
 
 namespace fs = std::filesystem;
 
 namespace specd {
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 void fill_counts(CalibrationProvenance& provenance, const nlohmann::json& derived) {
   for (const auto& [key, value] : derived.items())
@@ -44,7 +35,7 @@ void sort_prompts(std::vector<CalibratedPrompt>& prompts) {
 // The artifact in its stored order, with what the writer derives filled in.
 Artifact sealed_form(const Artifact& artifact) {
   Artifact a = artifact;
-  if (a.created_at.empty()) a.created_at = utc_now();
+  if (a.created_at.empty()) a.created_at = utc_timestamp();
   if (a.tool_version.empty()) a.tool_version = specd_version();
   if (a.git_commit.empty()) a.git_commit = specd_git_commit();
   if (a.csd) {

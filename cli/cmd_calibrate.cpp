@@ -12,9 +12,8 @@
 #include "artifact/fingerprint.h"
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
-#include "calibrate/csd_calibration.h"
+#include "calibrate/calibration_runs.h"
 #include "commands.h"
-#include "decode/autoregressive.h"
 #include "io/sha256.h"
 #include "method_options.h"
 #include "model/llama_model.h"
@@ -122,6 +121,13 @@ void set_threshold(Artifact& artifact, const std::string& policy, const std::str
   artifact.thresholds.push_back(Threshold{policy, name, value, source});
 }
 
+// Decoding time over the prompts, across resumed runs (the journal keeps each prompt's).
+double total_wall_ms(const std::vector<CalibratedPrompt>& prompts) {
+  double total = 0;
+  for (const CalibratedPrompt& p : prompts) total += p.wall_ms;
+  return total;
+}
+
 std::string token_text(const Tokenizer& tokenizer, int32_t id) {
   std::string text = tokenizer.decode({id}, /*skip_special_tokens=*/false);
   std::string shown;
@@ -131,7 +137,7 @@ std::string token_text(const Tokenizer& tokenizer, int32_t id) {
 
 int run_csd(const Args& args) {
   CommonArgs a;
-  CsdCalibrationOptions options;
+  CalibrationRunOptions options;
   options.sampling.temperature = 0.6;
   po::options_description desc("specd calibrate csd");
   add_common(desc, a, /*with_draft=*/true);
@@ -175,9 +181,9 @@ int run_csd(const Args& args) {
   csd.provenance = provenance;
   csd.prompts = journal.prompts(kCsdPolicy);
   csd.rejections = journal.rejections(kCsdPolicy);
-  double wall_ms = 0;
+  const double wall_ms = total_wall_ms(csd.prompts);
   int64_t drafted = 0, accepted = 0, tokens = 0;
-  for (CalibratedPrompt& p : csd.prompts) wall_ms += p.wall_ms, drafted += p.drafted, accepted += p.accepted, tokens += p.new_tokens;
+  for (const CalibratedPrompt& p : csd.prompts) drafted += p.drafted, accepted += p.accepted, tokens += p.new_tokens;
   csd.provenance.wall_s = wall_ms / 1000.0;
   csd.pairs = summarize_pairs(csd.rejections);
   artifact.csd = csd;
@@ -218,39 +224,21 @@ int run_sam_corpus(const Args& args) {
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
   CalibrationJournal journal(a.out + ".sam-corpus-journal.sqlite", identity(kSamCorpusPolicy, artifact, provenance), a.resume);
-  const std::set<int32_t> done = journal.finished_prompts(kSamCorpusPolicy);
+  CalibrationRunOptions options;
+  options.shard_index = a.shard_index;
+  options.shard_count = a.shard_count;
+  options.max_new_tokens = a.max_new_tokens;
   const std::vector<int32_t> owned = shard_prompts(static_cast<int64_t>(items.size()), a.shard_index, a.shard_count);
-  Progress progress(static_cast<int64_t>(owned.size() - done.size()), "calibrate sam-corpus", "prompts");
-  for (int32_t index : owned) {
-    if (done.count(index)) continue;
-    const WorkloadItem& item = items[index];
-    GenerateOptions options;
-    options.max_new_tokens = a.max_new_tokens ? a.max_new_tokens : item.max_new_tokens;
-    options.stop_tokens = files.stop_tokens;
-    const std::vector<int32_t> prompt = files.tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
-    if (static_cast<int64_t>(prompt.size()) + 1 >= files.model->context_length())
-      input_error(a.prompts_path, "prompt " + item.id + " does not fit the model's context");
-    GenerateOutput out = generate_autoregressive(*files.model, prompt, options);
-    CalibratedPrompt record;
-    record.index = index;
-    record.id = item.id;
-    record.category = item.category;
-    record.prompt_tokens = static_cast<int64_t>(prompt.size());
-    record.new_tokens = static_cast<int64_t>(out.tokens.size());
-    record.steps = record.new_tokens;
-    record.wall_ms = out.stats.prefill_ms + out.stats.decode_ms;
-    journal.record_document(kSamCorpusPolicy, record, out.tokens);
-    progress.step("answer");
-  }
+  Progress progress(static_cast<int64_t>(owned.size() - journal.finished_prompts(kSamCorpusPolicy).size()), "calibrate sam-corpus", "prompts");
+  collect_sam_corpus(*files.model, files.tokenizer, items, files.stop_tokens, options, journal, progress);
   progress.done();
   SamCorpusCalibration corpus;
   corpus.provenance = provenance;
   corpus.prompts = journal.prompts(kSamCorpusPolicy);
   corpus.documents = journal.documents(kSamCorpusPolicy);
   int64_t tokens = 0;
-  double wall_ms = 0;
-  for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens, wall_ms += p.wall_ms;
-  corpus.provenance.wall_s = wall_ms / 1000.0;
+  for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens;
+  corpus.provenance.wall_s = total_wall_ms(corpus.prompts) / 1000.0;
   artifact.sam_corpus = corpus;
   write_artifact(a.out, artifact);
   journal.remove();

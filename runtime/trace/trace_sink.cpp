@@ -1,22 +1,13 @@
 #include "trace/trace_sink.h"
 
-#include <ctime>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "trace/trace_schema.h"
+#include "util/timestamp.h"
 
 namespace specd {
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 SqliteTraceSink::SqliteTraceSink(const std::string& path) : db_(path, sqlite::Database::Mode::ReadWriteCreate) {
   open_traces_schema(db_, /*create=*/true);

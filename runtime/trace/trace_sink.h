@@ -51,7 +51,4 @@ class SqliteTraceSink : public TraceSink {
   std::vector<StepTrace> steps_;
 };
 
-// The current time as UTC ISO 8601 with seconds ("2025-01-31T12:00:00Z").
-std::string utc_timestamp();
-
 }  // namespace specd

@@ -42,9 +42,11 @@ const Pair& pair() {
   return p;
 }
 
+// One thread: ctest runs other test processes beside this one, and two spinning worker pools on
+// two cores slow both down many times over.
 std::string calibrate(const std::string& out, const std::string& extra = "") {
-  return "calibrate csd --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts + " --out " + out + " " +
-         extra;
+  return "calibrate csd --threads 1 --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts +
+         " --out " + out + " " + extra;
 }
 
 std::string fresh(const std::string& name) {

@@ -1,7 +1,8 @@
-#include "calibrate/csd_calibration.h"
+#include "calibrate/calibration_runs.h"
 
 #include <chrono>
 
+#include "decode/autoregressive.h"
 #include "model/llama_model.h"
 #include "speculative/method_registry.h"
 #include "tokenizer/tokenizer.h"
@@ -15,9 +16,31 @@ std::vector<int32_t> shard_prompts(int64_t prompt_count, int32_t shard_index, in
   return indices;
 }
 
+namespace {
+
+// The prompt's ids, checked against the target's context.
+std::vector<int32_t> encode_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const WorkloadItem& item) {
+  const std::vector<int32_t> prompt = tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
+  if (static_cast<int64_t>(prompt.size()) + 1 >= target.context_length())
+    input_error("calibration prompt " + item.id, "does not fit the target's context of " + std::to_string(target.context_length()) + " tokens");
+  return prompt;
+}
+
+CalibratedPrompt prompt_record(int32_t index, const WorkloadItem& item, size_t prompt_tokens, size_t new_tokens) {
+  CalibratedPrompt record;
+  record.index = index;
+  record.id = item.id;
+  record.category = item.category;
+  record.prompt_tokens = static_cast<int64_t>(prompt_tokens);
+  record.new_tokens = static_cast<int64_t>(new_tokens);
+  return record;
+}
+
+}  // namespace
+
 void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
                             const std::vector<WorkloadItem>& items, const std::vector<int32_t>& stop_tokens,
-                            const CsdCalibrationOptions& options, CalibrationJournal& journal, Progress& progress) {
+                            const CalibrationRunOptions& options, CalibrationJournal& journal, Progress& progress) {
   const std::set<int32_t> done = journal.finished_prompts(kCsdPolicy);
   MethodOptions sd;
   sd.gamma = options.gamma;
@@ -32,9 +55,7 @@ void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const Llam
     generate.stop_tokens = stop_tokens;
     // A fresh policy per prompt: the draft chain's own random stream starts from the prompt's seed.
     Policy policy = make_policy("sd", MethodContext{target, draft, generate.sampling, sd, nullptr});
-    const std::vector<int32_t> prompt = tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
-    if (static_cast<int64_t>(prompt.size()) + 1 >= target.context_length())
-      input_error("calibration prompt " + item.id, "does not fit the target's context of " + std::to_string(target.context_length()) + " tokens");
+    const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
 
     std::vector<CsdRejection> rejections;
     int32_t step = 0;
@@ -49,18 +70,33 @@ void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const Llam
     };
     const auto start = std::chrono::steady_clock::now();
     SpeculativeOutput out = decode_with(target, policy, prompt, generate, on_step);
-    CalibratedPrompt record;
-    record.index = index;
-    record.id = item.id;
-    record.category = item.category;
-    record.prompt_tokens = static_cast<int64_t>(prompt.size());
-    record.new_tokens = static_cast<int64_t>(out.tokens.size());
+    CalibratedPrompt record = prompt_record(index, item, prompt.size(), out.tokens.size());
     record.steps = static_cast<int64_t>(out.steps.size());
     for (const StepTrace& s : out.steps) record.drafted += s.draft_size, record.accepted += s.accepted_length;
     record.rejections = static_cast<int64_t>(rejections.size());
     record.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     journal.record_prompt(kCsdPolicy, record, rejections);
     progress.step("prompt");
+  }
+}
+
+void collect_sam_corpus(const LlamaModel& target, const Tokenizer& tokenizer, const std::vector<WorkloadItem>& items,
+                        const std::vector<int32_t>& stop_tokens, const CalibrationRunOptions& options, CalibrationJournal& journal,
+                        Progress& progress) {
+  const std::set<int32_t> done = journal.finished_prompts(kSamCorpusPolicy);
+  for (int32_t index : shard_prompts(static_cast<int64_t>(items.size()), options.shard_index, options.shard_count)) {
+    if (done.count(index)) continue;
+    const WorkloadItem& item = items[index];
+    GenerateOptions generate;
+    generate.max_new_tokens = options.max_new_tokens ? options.max_new_tokens : item.max_new_tokens;
+    generate.stop_tokens = stop_tokens;
+    const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
+    const GenerateOutput out = generate_autoregressive(target, prompt, generate);
+    CalibratedPrompt record = prompt_record(index, item, prompt.size(), out.tokens.size());
+    record.steps = record.new_tokens;
+    record.wall_ms = out.stats.prefill_ms + out.stats.decode_ms;
+    journal.record_document(kSamCorpusPolicy, record, out.tokens);
+    progress.step("answer");
   }
 }
 
