@@ -55,7 +55,7 @@ TargetOutputs target_outputs(const DrafterNeeds& needs, const at::Tensor& logits
   return out;
 }
 
-std::string scores_json(const DraftTree& tree, const AcceptResult& result) {
+std::string scores_json(const AcceptResult& result) {
   std::string json;
   for (size_t i = 1; i < result.path.size(); ++i) {
     const NodeVerdict v = result.verdicts[result.path[i]];
@@ -189,7 +189,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     record.relaxed = result.count(NodeVerdict::Relaxed);
     if (record.rescued || record.relaxed) {
       record.accepted_verdicts = accepted_verdicts(result);
-      record.decision_scores = scores_json(tree, result);
+      record.decision_scores = scores_json(result);
     }
     out.steps.push_back(record);
 
