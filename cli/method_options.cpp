@@ -51,8 +51,7 @@ std::string methods_help() {
 }
 
 const MethodInfo& method_option(const std::string& name, const std::string& flag) {
-  for (const MethodInfo& m : method_registry())
-    if (m.name == name) return m;
+  if (const MethodInfo* m = lookup_method(name)) return *m;
   input_error(flag, "unknown method '" + name + "' (known: " + method_names_text() + ")");
 }
 

@@ -34,7 +34,6 @@ int64_t CorrectionMemory::count(int32_t draft_token, int32_t target_token) const
 }
 
 void CorrectionMemory::record(int32_t draft_token, int32_t target_token, float logit_gap, int32_t depth) {
-  ++online_records_;
   log_.push_back({draft_token, target_token, depth, logit_gap});
   auto it = entries_.find(key(draft_token, target_token));
   if (it == entries_.end()) {

@@ -41,7 +41,7 @@ class CorrectionMemory {
 
   size_t size() const { return entries_.size(); }
   size_t capacity() const { return capacity_; }
-  int64_t online_records() const { return online_records_; }
+  int64_t online_records() const { return static_cast<int64_t>(log_.size()); }
   // Every pair, by count descending, then draft and target token ascending.
   std::vector<MemoryEntry> entries() const;
 
@@ -51,7 +51,6 @@ class CorrectionMemory {
 
   size_t capacity_;
   std::unordered_map<uint64_t, MemoryEntry> entries_;
-  int64_t online_records_ = 0;
   std::vector<Record> log_;
 };
 

@@ -104,9 +104,14 @@ std::string method_names_text() {
   return text;
 }
 
-const MethodInfo& find_method(const std::string& name) {
+const MethodInfo* lookup_method(const std::string& name) {
   for (const MethodInfo& m : method_registry())
-    if (m.name == name) return m;
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const MethodInfo& find_method(const std::string& name) {
+  if (const MethodInfo* m = lookup_method(name)) return *m;
   input_error("method", "unknown method '" + name + "' (known: " + method_names_text() + ")");
 }
 
@@ -129,11 +134,10 @@ Policy make_policy(const std::string& method, const MethodContext& c) {
   MethodContext context = c;
   if (info.draft == DraftModelUse::None) context.draft = nullptr;
   info.build(policy, context);
-  policy.model_drafts = context.draft != nullptr;
   if (c.options.adaptive_budget) {
     DraftBudgetOptions budget = c.options.budget;
     // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.
-    if (policy.model_drafts)
+    if (context.draft)
       budget.draft_ms_per_node = c.options.draft_ms_per_token ? *c.options.draft_ms_per_token : measure_cost_curve(*context.draft, 1).at(1);
     CostCurve cost = c.options.target_cost ? *c.options.target_cost : measure_cost_curve(c.target, policy.max_nodes + 1);
     policy.budget = std::make_unique<DraftBudget>(std::move(cost), budget);

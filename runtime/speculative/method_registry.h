@@ -63,7 +63,6 @@ struct Policy {
   std::unique_ptr<Pruner> pruner;  // null: verify the whole draft
   std::unique_ptr<Acceptor> acceptor;
   int32_t max_nodes = 0, max_depth = 0;
-  bool model_drafts = false;       // drafting runs a draft model (the budget charges its forwards)
   std::unique_ptr<DraftBudget> budget;  // null: fixed budget
   bool root_entropy = true;        // in the step traces (SpeculativeOptions::root_entropy)
   // What the drafter or acceptor borrows (SAM's fallback drafter and corpus, CSD's memory).
@@ -85,6 +84,8 @@ struct MethodInfo {
 
 // Every method, in display order ("ar" first).
 const std::vector<MethodInfo>& method_registry();
+// The method's entry, or null when there is none.
+const MethodInfo* lookup_method(const std::string& name);
 // InputError "method: unknown method 'x' (known: ...)".
 const MethodInfo& find_method(const std::string& name);
 std::string method_names_text();  // "ar, sd, sd-tree, ..."
