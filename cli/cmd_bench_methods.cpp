@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "artifact/artifact.h"
@@ -19,6 +21,8 @@
 #include "model/llama_model.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
+#include "run_metadata.h"
+#include "trace/trace_reader.h"
 #include "trace/trace_sink.h"
 #include "util/error.h"
 #include "util/version.h"
@@ -108,6 +112,54 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
   }
 }
 
+// What makes an interrupted bench the same bench: its options, less where its outputs go.
+nlohmann::json resume_identity(nlohmann::json options) {
+  for (const char* output : {"json", "save-memory"}) options.erase(output);
+  return options;
+}
+
+// For --resume: the items an interrupted run of the same bench finished, per method, from the
+// unfinished runs of the traces file (the latest of each method with the same options), and
+// those runs' ids. InputError naming the file when there is nothing to resume or the finished
+// requests are not this workload's first items.
+std::vector<std::map<std::string, MethodTally>> finished_items(const std::string& traces_path, const ComparisonSetup& setup,
+                                                               const nlohmann::json& options, std::map<std::string, int64_t>& run_ids) {
+  TraceReader reader(traces_path);
+  const nlohmann::json identity = resume_identity(options);
+  for (const TraceRun& run : reader.runs()) {
+    if (!run.finished_at.empty()) continue;
+    const auto stored = nlohmann::json::parse(run.info.options_json, nullptr, /*allow_exceptions=*/false);
+    if (stored.is_object() && resume_identity(stored) == identity) run_ids[run.info.method] = run.id;  // the latest wins
+  }
+  std::vector<std::map<std::string, MethodTally>> finished;
+  std::optional<size_t> count;
+  for (const auto& m : setup.methods) {
+    if (!run_ids.count(m)) input_error(traces_path, "no unfinished run of " + m + " with these options to resume");
+    const std::vector<TraceRequest> requests = reader.requests(run_ids.at(m));
+    if (count && requests.size() != *count)
+      input_error(traces_path, "the unfinished runs hold different numbers of prompts (" + std::to_string(*count) + " and " +
+                                   std::to_string(requests.size()) + ")");
+    count = requests.size();
+    if (requests.size() > setup.items.size()) input_error(traces_path, "holds more prompts than the workloads give");
+    finished.resize(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const TraceRequest& r = requests[i];
+      const std::string where = "run " + std::to_string(run_ids.at(m)) + " request " + std::to_string(i);
+      if (r.info.index != static_cast<int64_t>(i) || r.info.workload != setup.items[i].id)
+        input_error(traces_path, where + " is not prompt " + setup.items[i].id + " of these workloads");
+      const auto record = nlohmann::json::parse(r.outcome.measurement, nullptr, /*allow_exceptions=*/false);
+      try {
+        finished[i][m] = MethodTally::from_record(record);
+      } catch (const nlohmann::json::exception&) {
+        input_error(traces_path, where + " has no bench measurement to resume from");
+      } catch (const std::out_of_range&) {
+        input_error(traces_path, where + " has a malformed bench measurement");
+      }
+    }
+  }
+  return finished;
+}
+
 }  // namespace
 
 int run_bench_methods(const Args& args) {
@@ -117,7 +169,7 @@ int run_bench_methods(const Args& args) {
   MethodArgs method_args;
   MethodOptions& method_options = method_args.options;
   DeviceSpec device;
-  bool quality = false;
+  bool quality = false, resume = false;
   po::options_description desc("specd bench --methods", 120, 60);
   desc.add_options()
       ("methods", po::value(&methods_text)->required(), "comma-separated methods, listed above (ar is always measured)")
@@ -132,7 +184,9 @@ int run_bench_methods(const Args& args) {
       ("seed", po::value(&setup.sampling.seed)->default_value(0), "seed of every request")
       ("quality", po::bool_switch(&quality), "also measure the target's NLL and chrF of every method (on with a lossy method)")
       ("json", po::value(&json_path), "also write the results as JSON to this file")
-      ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file")
+      ("traces", po::value(&traces_path), "also write per-step traces to this SQLite file, each prompt as it finishes")
+      ("resume", po::bool_switch(&resume),
+       "continue the interrupted run of the same command whose finished prompts --traces holds (same options)")
       ("save-memory", po::value(&save_memory),
        "write the artifact with csd's correction memory as the run left it (online updates added) to this directory");
   add_method_options(desc, method_args);
@@ -159,8 +213,17 @@ int run_bench_methods(const Args& args) {
   for (const auto& m : setup.methods)
     if (memory_method.empty() && find_method(m).calibration == "csd") memory_method = m;
   if (!save_memory.empty() && memory_method.empty()) input_error("--save-memory", "needs a csd method in --methods");
-  setup.keep_runs = !traces_path.empty();
+  if (resume && traces_path.empty()) input_error("--resume", "needs --traces (the finished prompts are read from there)");
+  if (resume && !memory_method.empty())
+    input_error("--resume", memory_method + " learns online and the traces do not hold its memory: run again without --resume");
   setup.items = load_items(workloads_dir, categories_text, max_prompts);
+  // The traces file is checked (schema, runs to resume) before any model loads.
+  const nlohmann::json options = options_json(vm, {"resume"});
+  std::vector<std::map<std::string, MethodTally>> finished;
+  std::map<std::string, int64_t> resumed_runs;
+  if (resume) finished = finished_items(traces_path, setup, options, resumed_runs);
+  std::unique_ptr<SqliteTraceSink> sink;
+  if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
 
   auto target = LlamaModel::load(model_dir, device);
   std::shared_ptr<const LlamaModel> draft;
@@ -182,38 +245,47 @@ int run_bench_methods(const Args& args) {
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
   }
-  std::unique_ptr<SqliteTraceSink> sink;
-  if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
 
-  Progress progress(static_cast<int64_t>(setup.items.size() * setup.methods.size() * setup.repeats), "bench", "requests");
-  const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress);
-  progress.done();
-
+  // One trace run per method; each item's requests (all methods) land in one transaction as soon
+  // as the item is measured, so a killed bench keeps every finished item.
+  std::map<std::string, int> trace_runs;
+  std::function<void(const ItemResult&)> write_item;
   if (sink) {
     for (const auto& m : setup.methods) {
+      if (resume) {
+        trace_runs[m] = sink->resume_run(resumed_runs.at(m));
+        continue;
+      }
       RunInfo info;
-      info.command_line = "specd bench --methods " + methods_text;
+      info.command_line = command_line("bench", args);
       info.target_model = model_dir;
       info.draft_model = draft && find_method(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
       info.method = m;
-      info.options_json = nlohmann::json({{"temperature", setup.sampling.temperature}, {"top_k", setup.sampling.top_k},
-                                          {"top_p", setup.sampling.top_p}, {"gamma", method_options.gamma},
-                                          {"tree_top_k", method_options.tree.top_k}, {"tree_depth", method_options.tree.depth},
-                                          {"tree_nodes", method_options.tree.nodes}, {"sam_len_threshold", method_options.sam.len_threshold},
-                                          {"sam_len_bias", method_options.sam.len_bias}, {"artifact", method_args.artifact_dir},
-                                          {"draft_budget", method_args.budget_mode}})
-                              .dump();
+      info.options_json = options.dump();
       info.specd_version = specd_version();
-      sink->begin_run(info);
-      int64_t index = 0;
-      for (const auto& [item, run] : result.runs.at(m)) {
-        sink->begin_request(RequestInfo{index++, item->id, item->category, run.prompt_tokens});
-        for (const StepTrace& step : run.traces) sink->record_step(step);
-        sink->end_request(RequestOutcome{run.tokens, run.wall_ms});
-      }
-      sink->end_run();
+      info.specd_commit = specd_git_commit();
+      trace_runs[m] = sink->add_run(info);
     }
+    write_item = [&](const ItemResult& measured) {
+      const WorkloadItem& item = setup.items[measured.index];
+      std::vector<std::pair<int, RequestRecord>> records;
+      for (const auto& m : setup.methods) {
+        const RequestRun& run = measured.runs.at(m);
+        RequestRecord record{RequestInfo{static_cast<int64_t>(measured.index), item.id, item.category, run.prompt_tokens}, run.traces,
+                             RequestOutcome{run.tokens, run.wall_ms, measured.tallies.at(m).to_record().dump()}};
+        records.emplace_back(trace_runs.at(m), std::move(record));
+      }
+      sink->write_requests(records);
+    };
   }
+
+  const size_t remaining = setup.items.size() - finished.size();
+  if (resume) std::fprintf(stderr, "bench: resuming %s: %zu prompts finished, %zu to go\n", traces_path.c_str(), finished.size(), remaining);
+  Progress progress(static_cast<int64_t>(remaining * setup.methods.size() * setup.repeats), "bench", "requests");
+  const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress, write_item, finished);
+  progress.done();
+  if (sink)
+    for (const auto& m : setup.methods) sink->finish_run(trace_runs.at(m));
 
   nlohmann::json report;
   report["target_forward_ms"] = target_curve;

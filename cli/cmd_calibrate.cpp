@@ -19,6 +19,7 @@
 #include "model/llama_model.h"
 #include "model_files.h"
 #include "options.h"
+#include "run_metadata.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "workload/workload.h"
@@ -26,10 +27,11 @@
 namespace specd::cli {
 namespace {
 
+// The command as typed, for the artifact's provenance.
 std::string joined(const Args& args, const std::string& part) {
-  std::string line = "specd calibrate " + part;
-  for (const auto& a : args) line += " " + a;
-  return line;
+  Args all{part};
+  all.insert(all.end(), args.begin(), args.end());
+  return command_line("calibrate", all);
 }
 
 void parse_shard(const std::string& text, int32_t& index, int32_t& count) {

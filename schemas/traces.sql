@@ -1,4 +1,4 @@
--- specd per-step traces, schema version 2 (PRAGMA user_version).
+-- specd per-step traces, schema version 3 (PRAGMA user_version).
 -- One run = one method over a set of requests; one step = one speculative draft/verify/accept
 -- cycle. A request's row and all its steps are written in one transaction, so a run that dies
 -- leaves only complete requests behind. Times are milliseconds; entropies are nats.
@@ -14,7 +14,9 @@ CREATE TABLE runs (
   draft_model   TEXT,            -- NULL when the method drafts without a model
   method        TEXT NOT NULL,   -- e.g. ar, sd, sd-tree, pld, sam
   options_json  TEXT NOT NULL,   -- the method's and sampling options as a JSON object
-  specd_version TEXT NOT NULL
+  specd_version TEXT NOT NULL,
+  -- version 3
+  specd_commit  TEXT             -- git commit specd was built from ("unknown" outside git)
 );
 
 CREATE TABLE requests (
@@ -27,6 +29,9 @@ CREATE TABLE requests (
   wall_ms       REAL NOT NULL,
   output_hash   TEXT NOT NULL,     -- FNV-1a 64 of the output token ids (16 hex digits), to compare runs
   output_tokens TEXT NOT NULL,     -- the output token ids as a JSON array
+  -- version 3
+  measurement   TEXT,              -- JSON: what the writer measured of this request beyond the above
+                                   -- (specd bench: its per-request tally, so --resume can go on); NULL if none
   PRIMARY KEY (run_id, request)
 ) WITHOUT ROWID;
 
@@ -56,4 +61,4 @@ CREATE TABLE steps (
   FOREIGN KEY (run_id, request) REFERENCES requests(run_id, request) ON DELETE CASCADE
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

@@ -1,5 +1,7 @@
 #include "bench/method_comparison.h"
 
+#include <stdexcept>
+
 #include "model/llama_model.h"
 #include "tokenizer/tokenizer.h"
 
@@ -37,10 +39,48 @@ nlohmann::json MethodTally::to_json(bool greedy, bool quality) const {
   return j;
 }
 
+nlohmann::json MethodTally::to_record() const {
+  auto mean = [](const MeanAccumulator& m) { return nlohmann::json{m.n, m.sum, m.squares}; };
+  nlohmann::json chrf_record = nlohmann::json::array();
+  for (int k = 0; k < ChrfStats::kOrders; ++k) chrf_record.push_back({chrf.hypothesis[k], chrf.reference[k], chrf.matches[k]});
+  return {{"prompts", prompts}, {"tokens", tokens}, {"steps", steps}, {"drafted", drafted}, {"accepted", accepted},
+          {"rescued", rescued}, {"relaxed", relaxed}, {"equal_to_ar", equal_to_ar}, {"wall_ms", wall_ms},
+          {"speedup", mean(speedup)}, {"decode_speedup", mean(decode_speedup)}, {"divergence", mean(divergence)},
+          {"nll", nll}, {"nll_tokens", nll_tokens}, {"chrf", chrf_record}, {"chrf_turns", chrf_turns}};
+}
+
+MethodTally MethodTally::from_record(const nlohmann::json& r) {
+  auto mean = [](const nlohmann::json& j) {
+    MeanAccumulator m;
+    m.n = j.at(0).get<int64_t>(), m.sum = j.at(1).get<double>(), m.squares = j.at(2).get<double>();
+    return m;
+  };
+  MethodTally t;
+  t.prompts = r.at("prompts").get<int64_t>(), t.tokens = r.at("tokens").get<int64_t>(), t.steps = r.at("steps").get<int64_t>();
+  t.drafted = r.at("drafted").get<int64_t>(), t.accepted = r.at("accepted").get<int64_t>();
+  t.rescued = r.at("rescued").get<int64_t>(), t.relaxed = r.at("relaxed").get<int64_t>();
+  t.equal_to_ar = r.at("equal_to_ar").get<int64_t>(), t.wall_ms = r.at("wall_ms").get<double>();
+  t.speedup = mean(r.at("speedup")), t.decode_speedup = mean(r.at("decode_speedup")), t.divergence = mean(r.at("divergence"));
+  t.nll = r.at("nll").get<double>(), t.nll_tokens = r.at("nll_tokens").get<int64_t>(), t.chrf_turns = r.at("chrf_turns").get<int64_t>();
+  const nlohmann::json& chrf = r.at("chrf");
+  if (chrf.size() != ChrfStats::kOrders) throw std::out_of_range("chrf: expected " + std::to_string(ChrfStats::kOrders) + " orders");
+  for (int k = 0; k < ChrfStats::kOrders; ++k)
+    t.chrf.hypothesis[k] = chrf.at(k).at(0).get<double>(), t.chrf.reference[k] = chrf.at(k).at(1).get<double>(),
+    t.chrf.matches[k] = chrf.at(k).at(2).get<double>();
+  return t;
+}
+
 ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string, Policy>& policies, const Tokenizer& tokenizer,
-                                 const ComparisonSetup& setup, Progress& progress) {
+                                 const ComparisonSetup& setup, Progress& progress, const std::function<void(const ItemResult&)>& on_item,
+                                 const std::vector<std::map<std::string, MethodTally>>& finished) {
   const std::vector<std::string>& methods = setup.methods;
   ComparisonResult result;
+  if (finished.size() > setup.items.size()) throw std::logic_error("compare_methods: more finished items than items");
+  for (size_t i = 0; i < finished.size(); ++i)
+    for (const auto& m : methods) {
+      result.tallies[m][setup.items[i].category].add(finished[i].at(m));
+      result.tallies[m]["overall"].add(finished[i].at(m));
+    }
   // A policy that learns online (CSD's correction memory) must see each request once, as a
   // deployment would: its state is put back before every repeat, so repeats time the same
   // decoding, and the warm-up leaves no trace.
@@ -55,12 +95,15 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
   // One untimed request per method first: the first forwards after loading pay for page faults
   // and lazily built buffers, which would otherwise land on whichever method runs first.
   save();
-  if (!setup.items.empty())
+  if (finished.size() < setup.items.size())
     for (const auto& m : methods) run_request(target, policies.at(m), tokenizer, setup.items.front(), setup.sampling, setup.stop_tokens);
   restore();
-  for (const WorkloadItem& item : setup.items) {
+  for (size_t index = finished.size(); index < setup.items.size(); ++index) {
+    const WorkloadItem& item = setup.items[index];
     save();
-    std::map<std::string, RequestRun> first_run;
+    ItemResult measured;
+    measured.index = index;
+    std::map<std::string, RequestRun>& first_run = measured.runs;
     std::map<std::string, std::vector<double>> samples, decode_samples;  // wall and decode ms per repeat
     std::map<std::string, double> wall, decode;                          // their medians
     for (int r = 0; r < setup.repeats; ++r) {
@@ -102,9 +145,9 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
       }
       result.tallies[m][item.category].add(t);
       result.tallies[m]["overall"].add(t);
+      measured.tallies[m] = t;
     }
-    if (setup.keep_runs)
-      for (const auto& m : methods) result.runs[m].emplace_back(&item, std::move(first_run[m]));
+    if (on_item) on_item(measured);
   }
   for (const auto& [category, tally] : result.tallies[methods.front()])
     if (category != "overall") result.categories.push_back(category);

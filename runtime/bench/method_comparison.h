@@ -7,6 +7,7 @@
 // lossy policies beside AR: outputs equal to AR's at T = 0 and where they first differ, the
 // target's NLL per generated token, chrF against the workload's references.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -32,7 +33,6 @@ struct ComparisonSetup {
   SamplingParams sampling;
   std::vector<int32_t> stop_tokens;
   bool quality = false;              // NLL and chrF (a teacher-forced target forward per run)
-  bool keep_runs = false;            // keep each item's first run per method (for traces)
 };
 
 struct MethodTally {
@@ -46,19 +46,33 @@ struct MethodTally {
   int64_t chrf_turns = 0;            // turns that had a reference
   void add(const MethodTally& other);
   nlohmann::json to_json(bool greedy, bool quality) const;
+  // Every field as it is (sums, not means), to store one request's tally and add it back later
+  // (bench --resume). from_record throws nlohmann::json's errors on a malformed record.
+  nlohmann::json to_record() const;
+  static MethodTally from_record(const nlohmann::json& record);
+};
+
+// One workload item measured: each method's first run (its tokens and step traces) and tally.
+struct ItemResult {
+  size_t index = 0;  // in ComparisonSetup::items
+  std::map<std::string, RequestRun> runs;
+  std::map<std::string, MethodTally> tallies;
 };
 
 struct ComparisonResult {
   // method -> category -> tally, with an "overall" category.
   std::map<std::string, std::map<std::string, MethodTally>> tallies;
   std::vector<std::string> categories;  // in name order, "overall" last
-  // method -> each item's first run (keep_runs).
-  std::map<std::string, std::vector<std::pair<const WorkloadItem*, RequestRun>>> runs;
 };
 
 // Prompts interleave methods, and repeats interleave within a prompt, so machine drift hits all
-// alike. InputError when a prompt does not fit the context.
+// alike. `on_item` sees each item as soon as it is measured (traces are written there, so a
+// killed bench keeps its finished items). `finished` holds the tallies of items measured by an
+// earlier, interrupted run (method -> tally, items 0..finished.size()-1 in order): they are added,
+// not measured again. InputError when a prompt does not fit the context.
 ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string, Policy>& policies, const Tokenizer& tokenizer,
-                                 const ComparisonSetup& setup, Progress& progress);
+                                 const ComparisonSetup& setup, Progress& progress,
+                                 const std::function<void(const ItemResult&)>& on_item = {},
+                                 const std::vector<std::map<std::string, MethodTally>>& finished = {});
 
 }  // namespace specd

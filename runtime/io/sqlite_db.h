@@ -44,7 +44,10 @@ class Statement {
 
 class Database {
  public:
-  enum class Mode { ReadOnly, ReadWriteCreate };
+  // ReadExisting: a reader that may still have to roll back the transaction of a writer that
+  // died (a hot journal), which a read-only connection cannot do; it writes nothing else. A
+  // write-protected file opens read-only.
+  enum class Mode { ReadOnly, ReadExisting, ReadWriteCreate };
   Database(const std::string& path, Mode mode);
   ~Database();
   Database(const Database&) = delete;

@@ -13,7 +13,8 @@ namespace {
 
 sqlite::Database open_existing(const std::string& path) {
   if (!std::filesystem::exists(path)) input_error(path, "no such file");
-  return sqlite::Database(path, sqlite::Database::Mode::ReadOnly);
+  // Not read-only: a bench killed inside a write leaves a hot journal to roll back first.
+  return sqlite::Database(path, sqlite::Database::Mode::ReadExisting);
 }
 
 // Shortest text that reads back as the same double (nlohmann's number formatting).
@@ -47,7 +48,8 @@ std::vector<TraceRun> TraceReader::runs() {
       db_,
       "SELECT id, created_at, finished_at, command_line, target_model, draft_model, method, options_json, specd_version, "
       "(SELECT count(*) FROM requests r WHERE r.run_id = runs.id), "
-      "(SELECT count(*) FROM steps s WHERE s.run_id = runs.id) FROM runs ORDER BY id");
+      "(SELECT count(*) FROM steps s WHERE s.run_id = runs.id), " +
+          std::string(version_ >= 3 ? "specd_commit " : "NULL ") + "FROM runs ORDER BY id");
   std::vector<TraceRun> runs;
   while (query.step()) {
     TraceRun run;
@@ -62,6 +64,7 @@ std::vector<TraceRun> TraceReader::runs() {
     run.info.specd_version = query.text(8);
     run.requests = query.int64(9);
     run.steps = query.int64(10);
+    run.info.specd_commit = query.text(11);
     runs.push_back(std::move(run));
   }
   return runs;
@@ -77,8 +80,8 @@ std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
   require_run(run_id);
   sqlite::Statement query(
       db_,
-      "SELECT request, workload, category, prompt_tokens, wall_ms, output_hash, output_tokens FROM requests "
-      "WHERE run_id = ?1 ORDER BY request");
+      "SELECT request, workload, category, prompt_tokens, wall_ms, output_hash, output_tokens, " +
+          std::string(version_ >= 3 ? "measurement " : "NULL ") + "FROM requests WHERE run_id = ?1 ORDER BY request");
   query.bind(1, run_id);
   std::vector<TraceRequest> requests;
   while (query.step()) {
@@ -92,6 +95,7 @@ std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
     const auto tokens = nlohmann::json::parse(query.text(6), nullptr, /*allow_exceptions=*/false);
     if (!tokens.is_array()) input_error(db_.path(), "run " + std::to_string(run_id) + ": malformed output_tokens");
     r.outcome.output_tokens = tokens.get<std::vector<int32_t>>();
+    r.outcome.measurement = query.text(7);
     requests.push_back(std::move(r));
   }
   return requests;

@@ -40,8 +40,9 @@ TraceFormat parse_trace_format(const std::string& name);
 
 class TraceReader {
  public:
-  // Opens read-only. InputError for a missing file, a file that is not a traces database, or a
-  // schema version this specd does not read.
+  // Opens for reading (it writes nothing, but rolls back the transaction of a writer that was
+  // killed, as SQLite requires of the next reader). InputError for a missing file, a file that is
+  // not a traces database, or a schema version this specd does not read.
   explicit TraceReader(const std::string& path);
 
   std::vector<TraceRun> runs();

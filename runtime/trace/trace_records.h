@@ -15,6 +15,7 @@ struct RunInfo {
   std::string method;         // ar, sd, sd-tree, pld, sam, ...
   std::string options_json = "{}";
   std::string specd_version;
+  std::string specd_commit;   // empty when unknown
 };
 
 struct RequestInfo {
@@ -27,6 +28,7 @@ struct RequestInfo {
 struct RequestOutcome {
   std::vector<int32_t> output_tokens;  // the new tokens only
   double wall_ms = 0;
+  std::string measurement;             // JSON the writer adds (bench: its per-request tally); may be empty
 };
 
 struct StepTrace {

@@ -35,9 +35,10 @@ int open_traces_schema(sqlite::Database& db, bool create) {
   if (version < kOldestReadableTracesVersion || version > kTracesSchemaVersion)
     input_error(db.path(), "schema version " + std::to_string(version) + ", this specd reads " +
                                std::to_string(kOldestReadableTracesVersion) + " to " + std::to_string(kTracesSchemaVersion));
-  // WAL (persistent in the file): readers such as `specd traces export` never block the writer.
-  // Set only once the file is known to be ours, and outside any transaction as SQLite requires.
-  if (create) db.exec("PRAGMA journal_mode = WAL");
+  // A rollback journal, not WAL: a reader opening the file read-only then leaves no -wal/-shm
+  // files behind (files of older specd versions were WAL; writing turns them back). Set only once
+  // the file is known to be ours, and outside any transaction as SQLite requires.
+  if (create) db.exec("PRAGMA journal_mode = DELETE");
   return static_cast<int>(version);
 }
 

@@ -4,16 +4,16 @@
 
 namespace specd {
 
-// Files are written at version 2; version 1 files (no pruner or lossy-verdict columns) are still
-// read, their new columns reading as 0 / empty.
-constexpr int kTracesSchemaVersion = 2;
+// Files are written at version 3; versions 1 (no pruner or lossy-verdict columns) and 2 (no
+// specd_commit, no request measurement) are still read, their missing columns as 0 / empty.
+constexpr int kTracesSchemaVersion = 3;
 constexpr int kOldestReadableTracesVersion = 1;
 
 // The DDL of schemas/traces.sql, which ends by setting PRAGMA user_version.
 const char* traces_schema_sql();
 
 // Makes `db` ready for trace I/O and returns its schema version: with `create` (writing), an empty
-// file gets WAL mode and the schema (in one transaction), and only the current version is
+// file gets the schema (in one transaction), and only the current version is
 // accepted; reading also accepts the older ones. Throws InputError "PATH: schema version N, ..."
 // for another version, and names the file when it is not a traces database at all.
 int open_traces_schema(sqlite::Database& db, bool create);

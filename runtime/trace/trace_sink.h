@@ -1,10 +1,9 @@
 #pragma once
-// Where per-step traces go. The engine calls, per run:
-//   begin_run, then per request: begin_request, record_step for each step, end_request; end_run.
-// SqliteTraceSink writes schemas/traces.sql files.
+// Writing per-step traces (schemas/traces.sql) to a SQLite file, one finished request at a time.
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/sqlite_db.h"
@@ -12,43 +11,54 @@
 
 namespace specd {
 
-class TraceSink {
- public:
-  virtual ~TraceSink() = default;
-  virtual void begin_run(const RunInfo& run) = 0;
-  virtual void begin_request(const RequestInfo& request) = 0;
-  // Steps are numbered from 0 within their request in the order they are recorded.
-  virtual void record_step(const StepTrace& step) = 0;
-  virtual void end_request(const RequestOutcome& outcome) = 0;
-  virtual void end_run() = 0;
+// One finished request of a run: its row and every step.
+struct RequestRecord {
+  RequestInfo info;
+  std::vector<StepTrace> steps;
+  RequestOutcome outcome;
 };
 
-// Appends runs to a SQLite file, creating it with the schema when it does not exist. A run row
-// is written at begin_run; a request and all its steps are buffered and written in one
-// transaction at end_request, so a crash or an error never leaves a half-written request (a run
-// that died keeps finished_at NULL). Calls out of order are bugs (std::logic_error); SQLite
-// failures and a file of another schema version are InputErrors naming the file.
-class SqliteTraceSink : public TraceSink {
+// Appends runs to a traces file. Nothing is written until a request finishes: the file (with its
+// schema), a run's row and the request land together in one transaction, so a process killed at
+// any moment keeps every finished request, never half of one, and a run that finished nothing
+// leaves no file behind. Requests of several runs can be written in one transaction (the methods
+// of one bench item), so they land or fail together. A run whose process died keeps finished_at
+// NULL; `resume_run` takes such a run up again. An existing file is checked when the sink is made
+// (before any work): another schema version or a foreign file is an InputError naming the file.
+// Calls out of order (an unknown handle, a finished run) are bugs (std::logic_error).
+class SqliteTraceSink {
  public:
   explicit SqliteTraceSink(const std::string& path);
-  ~SqliteTraceSink() override;
+  ~SqliteTraceSink();
+  SqliteTraceSink(const SqliteTraceSink&) = delete;
+  SqliteTraceSink& operator=(const SqliteTraceSink&) = delete;
 
-  void begin_run(const RunInfo& run) override;
-  void begin_request(const RequestInfo& request) override;
-  void record_step(const StepTrace& step) override;
-  void end_request(const RequestOutcome& outcome) override;
-  void end_run() override;
+  // A new run; returns its handle. Its row is written with its first request.
+  int add_run(const RunInfo& run);
+  // An unfinished run already in the file (by id); returns its handle. InputError when the file
+  // has no such run or it finished.
+  int resume_run(int64_t run_id);
+  void write_requests(const std::vector<std::pair<int, RequestRecord>>& records);
+  void write_request(int run, const RequestRecord& record) { write_requests({{run, record}}); }
+  // Marks the run finished (a run that wrote no request leaves nothing).
+  void finish_run(int run);
 
-  // The id of the current (or last) run; nullopt before the first begin_run.
-  std::optional<int64_t> run_id() const { return run_id_; }
+  // The run's id in the file; nullopt until its first request is written.
+  std::optional<int64_t> run_id(int run) const;
+  const std::string& path() const { return path_; }
 
  private:
-  sqlite::Database db_;
-  std::unique_ptr<sqlite::Statement> insert_request_, insert_step_;
-  std::optional<int64_t> run_id_;
-  bool run_open_ = false;
-  std::optional<RequestInfo> request_;
-  std::vector<StepTrace> steps_;
+  struct Run {
+    RunInfo info;
+    std::optional<int64_t> id;
+    bool finished = false;
+  };
+  Run& run(int handle, const char* caller);
+  void open();
+
+  std::string path_;
+  std::unique_ptr<sqlite::Database> db_;  // opened (and the file created) at the first write
+  std::vector<Run> runs_;
 };
 
 }  // namespace specd

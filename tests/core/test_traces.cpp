@@ -3,7 +3,12 @@
 // steps export as CSV and JSON Lines.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -30,6 +35,7 @@ RunInfo sample_run(const std::string& method) {
   run.method = method;
   run.options_json = R"({"gamma":4,"temperature":0})";
   run.specd_version = "0.1.0";
+  run.specd_commit = "0123456789abcdef0123456789abcdef01234567";
   return run;
 }
 
@@ -75,19 +81,20 @@ StepTrace lossy_step() {
   return s;
 }
 
+RequestRecord record(RequestInfo info, std::vector<StepTrace> steps, std::vector<int32_t> tokens, double wall_ms,
+                     std::string measurement = "") {
+  return RequestRecord{std::move(info), std::move(steps), RequestOutcome{std::move(tokens), wall_ms, std::move(measurement)}};
+}
+
 // Writes one run: request 0 (code, two steps) and request 1 (summary, one step, unknown entropy).
 int64_t write_sample(const std::string& path, const std::string& method = "sd") {
   SqliteTraceSink sink(path);
-  sink.begin_run(sample_run(method));
-  sink.begin_request(request(0, "code-001", "code"));
-  sink.record_step(step(4, 2, "M,M", 1.0 / 3.0));
-  sink.record_step(lossy_step());
-  sink.end_request({{11, 12, 13}, 12.75});
-  sink.begin_request(request(1, "sum,002", "summary"));
-  sink.record_step(step(8, 3, "R,R,M", std::nullopt));
-  sink.end_request({{7}, 3.0});
-  sink.end_run();
-  return *sink.run_id();
+  const int run = sink.add_run(sample_run(method));
+  sink.write_request(run, record(request(0, "code-001", "code"), {step(4, 2, "M,M", 1.0 / 3.0), lossy_step()}, {11, 12, 13}, 12.75,
+                                 R"({"tokens":3})"));
+  sink.write_request(run, record(request(1, "sum,002", "summary"), {step(8, 3, "R,R,M", std::nullopt)}, {7}, 3.0));
+  sink.finish_run(run);
+  return *sink.run_id(run);
 }
 
 }  // namespace
@@ -107,6 +114,7 @@ TEST_CASE("traces: a run reads back as written", "[traces]") {
   CHECK(runs[0].info.method == "sd");
   CHECK(runs[0].info.options_json == R"({"gamma":4,"temperature":0})");
   CHECK(runs[0].info.specd_version == "0.1.0");
+  CHECK(runs[0].info.specd_commit == sample_run("sd").specd_commit);
   CHECK(runs[0].created_at.size() == 20);  // 2025-01-31T12:00:00Z
   CHECK(runs[0].finished_at.size() == 20);
   CHECK(runs[0].requests == 2);
@@ -120,6 +128,8 @@ TEST_CASE("traces: a run reads back as written", "[traces]") {
   CHECK(requests[0].outcome.output_tokens == std::vector<int32_t>{11, 12, 13});
   CHECK(requests[0].outcome.wall_ms == 12.75);
   CHECK(requests[0].output_hash == token_hash({11, 12, 13}));
+  CHECK(requests[0].outcome.measurement == R"({"tokens":3})");
+  CHECK(requests[1].outcome.measurement.empty());
   CHECK(requests[1].info.workload == "sum,002");
   CHECK(requests[1].outcome.output_tokens == std::vector<int32_t>{7});
 
@@ -160,14 +170,27 @@ TEST_CASE("traces: another schema version is refused naming the file and both ve
     db.exec("PRAGMA user_version = 7");
   }
   CHECK_THROWS_AS(SqliteTraceSink(path), InputError);
-  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 2 (write the traces to a new file)");
-  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 2");
+  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 3 (write the traces to a new file)");
+  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 3");
 }
 
-TEST_CASE("traces: version-1 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
+TEST_CASE("traces: version-1 and version-2 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
+  {  // what a version-2 file holds: no commit, no request measurement
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("ALTER TABLE runs DROP COLUMN specd_commit");
+    db.exec("ALTER TABLE requests DROP COLUMN measurement");
+    db.exec("PRAGMA user_version = 2");
+  }
+  {
+    TraceReader reader(path);
+    CHECK(reader.runs().at(0).info.specd_commit.empty());
+    CHECK(reader.requests(id).at(0).outcome.measurement.empty());
+    CHECK(same(reader.steps(id).at(1).record, lossy_step()));
+  }
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 2, this specd writes 3"));
   {  // what a version-1 file holds: the steps table without the version-2 columns
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     for (const char* column : {"pruned", "rescued", "relaxed", "accepted_verdicts", "decision_scores"})
@@ -181,7 +204,7 @@ TEST_CASE("traces: version-1 files still read, their new columns as 0 and empty;
   old.pruned = old.rescued = 0;
   old.accepted_verdicts = old.decision_scores = "";
   CHECK(same(steps[1].record, old));
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 2"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 3"));
 }
 
 TEST_CASE("traces: files that are not traces databases are refused", "[traces]") {
@@ -201,33 +224,33 @@ TEST_CASE("traces: files that are not traces databases are refused", "[traces]")
   CHECK_THROWS_AS(TraceReader(text), InputError);
 }
 
-TEST_CASE("traces: a failure never leaves a half-written request", "[traces]") {
+TEST_CASE("traces: a failure never leaves a half-written request, nor half of an item's requests", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   {
     SqliteTraceSink sink(path);
-    sink.begin_run(sample_run("sd"));
-    sink.begin_request(request(0, "a", "code"));
-    sink.record_step(step(4, 1, "M", 1.0));
-    sink.end_request({{1, 2}, 1.0});
+    const int sd = sink.add_run(sample_run("sd"));
+    sink.write_request(sd, record(request(0, "a", "code"), {step(4, 1, "M", 1.0)}, {1, 2}, 1.0));
 
-    // The same request index again: the insert fails inside the transaction, which rolls back,
-    // and the sink goes on with the next request.
-    sink.begin_request(request(0, "b", "code"));
-    sink.record_step(step(4, 4, "M,M,M,M", 1.0));
-    CHECK_THROWS_AS(sink.end_request({{3}, 1.0}), InputError);
-    sink.begin_request(request(1, "c", "qa"));
-    sink.record_step(step(2, 2, "R,R", 0.5));
-    sink.end_request({{4}, 1.0});
-
-    // A request still open when the process gives up (the sink is destroyed): nothing of it lands.
-    sink.begin_request(request(2, "d", "qa"));
-    sink.record_step(step(3, 3, "M,M,M", 0.5));
+    // The same request index again, in one transaction with a new run's first request: the insert
+    // fails, both roll back, the new run gets no row (and no id), and the sink goes on.
+    const int pld = sink.add_run(sample_run("pld"));
+    CHECK_THROWS_AS(sink.write_requests({{pld, record(request(0, "a", "code"), {step(2, 2, "R,R", 0.5)}, {1, 2}, 1.0)},
+                                         {sd, record(request(0, "b", "code"), {step(4, 4, "M,M,M,M", 1.0)}, {3}, 1.0)}}),
+                    InputError);
+    CHECK_FALSE(sink.run_id(pld));
+    sink.write_requests({{pld, record(request(0, "a", "code"), {step(2, 2, "R,R", 0.5)}, {1, 2}, 1.0)},
+                         {sd, record(request(1, "c", "qa"), {step(2, 2, "R,R", 0.5)}, {4}, 1.0)}});
+    CHECK(sink.run_id(pld));
+    sink.finish_run(pld);
+    // The process gives up before sd finishes: its run stays unfinished.
   }
   TraceReader reader(path);
   auto runs = reader.runs();
-  REQUIRE(runs.size() == 1);
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].info.method == "sd");
   CHECK(runs[0].finished_at.empty());  // the run died
+  CHECK(runs[1].finished_at.size() == 20);
   auto requests = reader.requests(runs[0].id);
   REQUIRE(requests.size() == 2);
   CHECK(requests[0].info.workload == "a");
@@ -236,19 +259,60 @@ TEST_CASE("traces: a failure never leaves a half-written request", "[traces]") {
   REQUIRE(steps.size() == 2);
   CHECK(steps[0].record.accepted_sources == "M");
   CHECK(steps[1].record.accepted_sources == "R,R");
+  CHECK(reader.requests(runs[1].id).size() == 1);
+}
+
+TEST_CASE("traces: nothing is written before a request finishes; reading leaves no side files", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  {
+    SqliteTraceSink sink(path);
+    const int run = sink.add_run(sample_run("sd"));
+    sink.finish_run(run);  // a run with no finished request: no row, no file
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+  write_sample(path);
+  { TraceReader(path).runs(); }
+  for (const char* side : {"-wal", "-shm", "-journal"}) CHECK_FALSE(std::filesystem::exists(path + side));
+}
+
+TEST_CASE("traces: an unfinished run is taken up again; finished or unknown runs are refused", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  int64_t id = 0;
+  {
+    SqliteTraceSink sink(path);
+    const int run = sink.add_run(sample_run("sd"));
+    sink.write_request(run, record(request(0, "a", "code"), {step(4, 1, "M", 1.0)}, {1, 2}, 1.0));
+    id = *sink.run_id(run);
+  }
+  {
+    SqliteTraceSink sink(path);
+    const int run = sink.resume_run(id);
+    CHECK(sink.run_id(run) == id);
+    sink.write_request(run, record(request(1, "b", "qa"), {step(4, 1, "M", 1.0)}, {3}, 1.0));
+    sink.finish_run(run);
+    CHECK_THROWS_AS(sink.write_request(run, record(request(2, "c", "qa"), {}, {4}, 1.0)), std::logic_error);
+  }
+  TraceReader reader(path);
+  REQUIRE(reader.runs().size() == 1);
+  CHECK(reader.runs()[0].finished_at.size() == 20);
+  CHECK(reader.requests(id).size() == 2);
+  SqliteTraceSink sink(path);
+  CHECK_THROWS_WITH(sink.resume_run(id), path + ": run " + std::to_string(id) + " has finished (nothing to resume)");
+  CHECK_THROWS_WITH(sink.resume_run(99), path + ": no run 99");
+  CHECK_THROWS_WITH(SqliteTraceSink(dir.file("none.sqlite")).resume_run(1), Catch::Contains("none.sqlite: no such file"));
 }
 
 TEST_CASE("traces: calls out of order are bugs", "[traces]") {
   test::ScopedTempDir dir("traces");
   SqliteTraceSink sink(dir.file("t.sqlite"));
-  CHECK_THROWS_AS(sink.begin_request(request(0, "a", "code")), std::logic_error);
-  CHECK_THROWS_AS(sink.end_run(), std::logic_error);
-  sink.begin_run(sample_run("sd"));
-  CHECK_THROWS_AS(sink.record_step(step(1, 1, "M", 0.0)), std::logic_error);
-  CHECK_THROWS_AS(sink.end_request({{}, 0.0}), std::logic_error);
-  CHECK_THROWS_AS(sink.begin_run(sample_run("sd")), std::logic_error);
-  sink.begin_request(request(0, "a", "code"));
-  CHECK_THROWS_AS(sink.end_run(), std::logic_error);
+  CHECK_THROWS_AS(sink.write_request(0, record(request(0, "a", "code"), {}, {}, 0.0)), std::logic_error);
+  CHECK_THROWS_AS(sink.finish_run(0), std::logic_error);
+  const int run = sink.add_run(sample_run("sd"));
+  sink.finish_run(run);
+  CHECK_THROWS_AS(sink.finish_run(run), std::logic_error);
+  CHECK_THROWS_AS(sink.run_id(7), std::logic_error);
 }
 
 TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
@@ -322,4 +386,30 @@ TEST_CASE("traces: step metrics (accepted sources, root entropy, output hash)", 
   CHECK(token_hash({}) == "cbf29ce484222325");  // FNV-1a 64 offset basis
   CHECK(token_hash({1, 2}) != token_hash({2, 1}));
   CHECK(token_hash({1, 2}).size() == 16);
+}
+
+TEST_CASE("traces: a file whose writer was killed inside a transaction reads back its finished requests", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  const std::string path = dir.file("t.sqlite");
+  const int64_t id = write_sample(path);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // A writer whose page cache spills into the file mid-transaction (a hot journal), then dies.
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("PRAGMA cache_size = 1");
+    db.exec("BEGIN IMMEDIATE");
+    for (int i = 0; i < 200; ++i)
+      db.exec("INSERT INTO runs (created_at, command_line, target_model, method, options_json, specd_version) VALUES "
+              "('t', '" + std::string(1000, 'x') + "', 'm', 'sd', '{}', '0')");
+    kill(getpid(), SIGKILL);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(std::filesystem::exists(path + "-journal"));
+  TraceReader reader(path);
+  REQUIRE(reader.runs().size() == 1);
+  CHECK(reader.requests(id).size() == 2);
+  CHECK_FALSE(std::filesystem::exists(path + "-journal"));
 }

@@ -1,0 +1,53 @@
+#include "run_metadata.h"
+
+#include <boost/any.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace specd::cli {
+
+namespace {
+
+std::string shell_quoted(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./,:@%") == std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+template <typename T>
+bool put(const boost::any& value, nlohmann::json& out) {
+  if (const T* v = boost::any_cast<T>(&value)) {
+    out = *v;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string command_line(const std::string& command, const Args& args) {
+  std::string line = "specd " + command;
+  for (const auto& a : args) line += " " + shell_quoted(a);
+  return line;
+}
+
+nlohmann::json options_json(const boost::program_options::variables_map& vm, const std::set<std::string>& exclude) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, variable] : vm) {
+    if (exclude.count(name) || variable.empty()) continue;
+    const boost::any& value = variable.value();
+    nlohmann::json& slot = out[name];
+    if (!(put<std::string>(value, slot) || put<bool>(value, slot) || put<int32_t>(value, slot) || put<int64_t>(value, slot) ||
+          put<uint64_t>(value, slot) || put<uint32_t>(value, slot) || put<double>(value, slot) || put<float>(value, slot) ||
+          put<std::vector<std::string>>(value, slot) || put<std::vector<int64_t>>(value, slot) ||
+          put<std::vector<int32_t>>(value, slot)))
+      throw std::logic_error("options_json: option --" + name + " has a type this function does not record");
+  }
+  return out;
+}
+
+}  // namespace specd::cli
