@@ -114,7 +114,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   out.stats.prefill_ms = ms_between(start, Clock::now());
 
   auto decode_start = Clock::now();
-  drafter.begin(prompt);
+  drafter.begin(prompt, gen.sampling.seed);
   if (needs.prefill) {
     std::vector<int32_t> rows(prompt.size());
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);

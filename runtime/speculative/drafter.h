@@ -62,8 +62,10 @@ class Drafter {
  public:
   virtual ~Drafter() = default;
   virtual std::string name() const = 0;
-  // Called once per request with the prompt, before the first propose.
-  virtual void begin(const std::vector<int32_t>& prompt) = 0;
+  // Called once per request with the prompt and the request's sampling seed, before the first
+  // propose. A drafter that samples draws from a stream of this seed (apart from the target's),
+  // so that the request's seed alone decides its randomness, however often the drafter is reused.
+  virtual void begin(const std::vector<int32_t>& prompt, uint64_t seed) = 0;
   virtual DrafterNeeds needs() const { return {}; }
   // With needs().prefill: the target's outputs at every prompt position, after begin().
   virtual void observe_prefill(const TargetOutputs& prefill) {}

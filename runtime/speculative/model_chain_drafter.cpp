@@ -10,19 +10,23 @@
 namespace specd {
 namespace {
 
-SamplingParams drafter_stream(SamplingParams params) {
-  params.seed = params.seed * 6364136223846793005ULL + 1442695040888963407ULL;  // a stream apart from the target's
+SamplingParams drafter_stream(SamplingParams params, uint64_t request_seed) {
+  params.seed = request_seed * 6364136223846793005ULL + 1442695040888963407ULL;  // a stream apart from the target's
   return params;
 }
 
 }  // namespace
 
 ModelChainDrafter::ModelChainDrafter(std::shared_ptr<const LlamaModel> draft, int32_t gamma, const SamplingParams& sampling)
-    : runner_(std::move(draft)), gamma_(gamma), sampling_(sampling), sampler_(drafter_stream(sampling)) {}
+    : runner_(std::move(draft)), gamma_(gamma), sampling_(sampling), sampler_(drafter_stream(sampling, sampling.seed)) {}
 
-void ModelChainDrafter::begin(const std::vector<int32_t>& prompt) {
+// The stream restarts from the request's seed, not the policy's: restarted from one fixed seed, a
+// policy reused across requests (bench: every item and turn) drew the same uniforms in every
+// request, so each draft was a function of the prefix instead of a sample from q, and the
+// committed tokens were no longer distributed as the target's (test_sampling_distribution.cpp).
+void ModelChainDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed) {
   runner_.reset();
-  sampler_ = Sampler(drafter_stream(sampling_));
+  sampler_ = Sampler(drafter_stream(sampling_, seed));
 }
 
 DraftTree ModelChainDrafter::propose(const DraftRequest& request) {

@@ -12,9 +12,10 @@ namespace specd {
 
 class ModelChainDrafter : public Drafter {
  public:
+  // sampling: temperature, top-k and top-p of the drafts; the seed is each request's (begin()).
   ModelChainDrafter(std::shared_ptr<const LlamaModel> draft, int32_t gamma, const SamplingParams& sampling);
   std::string name() const override { return "draft-chain"; }
-  void begin(const std::vector<int32_t>& prompt) override;
+  void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override {}
 
@@ -22,7 +23,7 @@ class ModelChainDrafter : public Drafter {
   DraftModelRunner runner_;
   int32_t gamma_;
   SamplingParams sampling_;
-  Sampler sampler_;  // the drafter's own random stream, seeded from the request's seed
+  Sampler sampler_;  // the drafter's own random stream, restarted by begin() from the request's seed
 };
 
 }  // namespace specd

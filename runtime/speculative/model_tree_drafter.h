@@ -21,7 +21,7 @@ class ModelTreeDrafter : public Drafter {
  public:
   ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options);
   std::string name() const override { return "draft-tree"; }
-  void begin(const std::vector<int32_t>& prompt) override { runner_.reset(); }
+  void begin(const std::vector<int32_t>& prompt, uint64_t seed) override { runner_.reset(); }
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override {}
 

@@ -34,7 +34,7 @@ PldDrafter::PldDrafter(PldOptions options) : options_(options) {
   positions_.resize(options_.max_ngram - options_.min_ngram + 1);
 }
 
-void PldDrafter::begin(const std::vector<int32_t>& prompt) {
+void PldDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed) {
   text_.clear();
   for (auto& index : positions_) index.clear();
   last_ngram_ = 0;
@@ -58,7 +58,7 @@ void PldDrafter::append(int32_t token) {
 void PldDrafter::sync(const std::vector<int32_t>& committed) {
   const size_t seen = text_.size();
   if (seen > committed.size() || (seen > 0 && text_.back() != committed[seen - 1])) {
-    begin(committed);  // not the same text any more: rebuild
+    begin(committed, 0);  // not the same text any more: rebuild (PLD draws nothing at random)
     return;
   }
   for (size_t i = seen; i < committed.size(); ++i) append(committed[i]);

@@ -38,7 +38,7 @@ class PldDrafter : public Drafter {
  public:
   explicit PldDrafter(PldOptions options = {});
   std::string name() const override { return "pld"; }
-  void begin(const std::vector<int32_t>& prompt) override;
+  void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   int32_t proposal_class() const override { return last_ngram_; }

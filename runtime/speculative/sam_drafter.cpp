@@ -17,14 +17,14 @@ SamDrafter::SamDrafter(SamOptions options, Drafter* fallback, const StaticSam* c
   validate(options_);
 }
 
-void SamDrafter::begin(const std::vector<int32_t>& prompt) {
+void SamDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed) {
   automaton_.clear();
   automaton_.reserve(prompt.size() + 1024);
   corpus_match_ = {};
   commit(prompt.data(), prompt.data() + prompt.size());
   last_match_length_ = 0;
   last_used_fallback_ = false;
-  if (fallback_) fallback_->begin(prompt);
+  if (fallback_) fallback_->begin(prompt, seed);
 }
 
 void SamDrafter::observe(const StepFeedback& feedback) {

@@ -41,7 +41,7 @@ class SamDrafter : public Drafter {
   // `corpus` (not owned, may be null) is the static automaton, consulted beside the dynamic one.
   explicit SamDrafter(SamOptions options = {}, Drafter* fallback = nullptr, const StaticSam* corpus = nullptr);
   std::string name() const override { return "sam"; }
-  void begin(const std::vector<int32_t>& prompt) override;
+  void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   // 0 for the fallback's drafts, else the match length (root included) capped at 16, plus

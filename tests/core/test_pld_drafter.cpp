@@ -65,7 +65,7 @@ Tokens chain_tokens(const DraftTree& tree) {
 // root and a random number of following tokens (as if they had been accepted).
 void simulate(const Tokens& text, int prompt, const PldOptions& options, std::mt19937& rng, bool call_observe) {
   PldDrafter drafter(options);
-  drafter.begin(Tokens(text.begin(), text.begin() + prompt));
+  drafter.begin(Tokens(text.begin(), text.begin() + prompt), 0);
   Tokens committed(text.begin(), text.begin() + prompt);
   size_t pos = prompt;
   while (pos < text.size()) {
@@ -139,7 +139,7 @@ TEST_CASE("PLD defaults and simple cases", "[spec][pld]") {
   PldDrafter drafter;
   REQUIRE(drafter.name() == "pld");
   const Tokens prompt{5, 6, 7, 8, 9, 5, 6};
-  drafter.begin(prompt);
+  drafter.begin(prompt, 0);
   // Pattern "5 6 7" (committed tail + root) occurred at 0: copy what followed, up to the text end.
   DraftTree tree = drafter.propose(DraftRequest{prompt, 7, 60, 60});
   REQUIRE(chain_tokens(tree) == Tokens{8, 9, 5, 6, 7});
@@ -160,7 +160,7 @@ TEST_CASE("PLD defaults and simple cases", "[spec][pld]") {
 TEST_CASE("PLD drafts what the budget says its match class pays for", "[spec][pld]") {
   PldDrafter drafter;
   const Tokens prompt{5, 6, 7, 8, 9, 5, 6};
-  drafter.begin(prompt);
+  drafter.begin(prompt, 0);
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {4, 1.6}, {8, 2.4}}));
   for (int i = 0; i < 30; ++i) budget.observe(3, 4, 0);  // 3-gram matches: always rejected
   DraftRequest request{prompt, 7, 60, 60};
@@ -176,10 +176,10 @@ TEST_CASE("PLD drafts what the budget says its match class pays for", "[spec][pl
 TEST_CASE("PLD begin() forgets the previous request", "[spec][pld]") {
   PldDrafter drafter;
   const Tokens first{1, 2, 3, 4, 5, 6};
-  drafter.begin(first);
+  drafter.begin(first, 0);
   REQUIRE(drafter.propose(DraftRequest{first, 1, 10, 10}).size() > 1);
   const Tokens second{9, 9, 8};
-  drafter.begin(second);
+  drafter.begin(second, 0);
   REQUIRE(drafter.propose(DraftRequest{second, 1, 10, 10}).size() == 1);  // 1 was only in the first request
   REQUIRE(chain_tokens(drafter.propose(DraftRequest{second, 9, 10, 10})) == Tokens{9, 8, 9});
 }

@@ -69,7 +69,7 @@ TEST_CASE("SAM drafts from the static corpus when its match, less len_bias, is t
         }
       }
       const size_t prompt = 30;
-      drafter.begin(Tokens(text.begin(), text.begin() + prompt));
+      drafter.begin(Tokens(text.begin(), text.begin() + prompt), 0);
       Tokens committed(text.begin(), text.begin() + prompt);
       int from_corpus = 0;
       for (size_t pos = prompt; pos < text.size(); ++pos) {

@@ -25,9 +25,10 @@ constexpr int32_t kFallbackToken = 999999;
 class RecordingDrafter : public Drafter {
  public:
   std::string name() const override { return "recording"; }
-  void begin(const std::vector<int32_t>& prompt) override {
+  void begin(const std::vector<int32_t>& prompt, uint64_t request_seed) override {
     ++begins;
     text = prompt;
+    seed = request_seed;
   }
   DraftTree propose(const DraftRequest& request) override {
     ++proposals;
@@ -40,6 +41,7 @@ class RecordingDrafter : public Drafter {
     text.insert(text.end(), feedback.committed_now.begin(), feedback.committed_now.end());
   }
   int begins = 0, proposals = 0, observes = 0;
+  uint64_t seed = 0;
   Tokens text;  // what it was told was committed
 };
 
@@ -83,7 +85,7 @@ BruteDraft brute_sam(const Tokens& committed, int32_t root, int n_predicts) {
 void simulate(const Tokens& text, int prompt, const SamOptions& options, std::mt19937& rng, bool with_fallback) {
   RecordingDrafter fallback;
   SamDrafter drafter(options, with_fallback ? &fallback : nullptr);
-  drafter.begin(Tokens(text.begin(), text.begin() + prompt));
+  drafter.begin(Tokens(text.begin(), text.begin() + prompt), 0);
   Tokens committed(text.begin(), text.begin() + prompt);
   size_t pos = prompt;
   int steps = 0, sam_steps = 0;
@@ -167,7 +169,7 @@ TEST_CASE("SAM drafter defaults and budgets", "[spec][sam]") {
   Tokens prompt;
   for (int i = 0; i < 100; ++i) prompt.push_back(100 + i);
   for (int i = 0; i < 10; ++i) prompt.push_back(100 + i);  // repeats the first 10 tokens
-  drafter.begin(prompt);
+  drafter.begin(prompt, 0);
   REQUIRE(fallback.begins == 1);
 
   // Match "100..110" (11 tokens with the root): draft the 39 tokens that followed.
@@ -198,12 +200,13 @@ TEST_CASE("SAM drafter begin() starts a fresh request", "[spec][sam]") {
   RecordingDrafter fallback;
   SamDrafter drafter(SamOptions{}, &fallback);
   const Tokens first{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4};
-  drafter.begin(first);
+  drafter.begin(first, 0);
   REQUIRE(drafter.propose(DraftRequest{first, 5, 40, 40}).size() > 1);  // "1 2 3 4 5" occurred
   const Tokens second{50, 51, 2, 3, 4};
-  drafter.begin(second);
+  drafter.begin(second, 77);
   REQUIRE(fallback.begins == 2);
   REQUIRE(fallback.text == second);
+  REQUIRE(fallback.seed == 77);  // a sampling fallback draws from the request's seed
   REQUIRE(drafter.automaton().text() == second);
   drafter.propose(DraftRequest{second, 5, 40, 40});
   REQUIRE(drafter.last_match_length() == 0);  // nothing of the first request is left
@@ -213,7 +216,7 @@ TEST_CASE("SAM drafter begin() starts a fresh request", "[spec][sam]") {
 TEST_CASE("SAM drafter catches up from the request when observe is not called", "[spec][sam]") {
   SamDrafter drafter;
   Tokens committed{1, 2, 3, 4, 5, 6, 7};
-  drafter.begin(committed);
+  drafter.begin(committed, 0);
   for (int32_t t : {9, 1, 2, 3, 4}) committed.push_back(t);
   const DraftTree tree = drafter.propose(DraftRequest{committed, 5, 40, 40});
   REQUIRE(drafter.automaton().text() == committed);

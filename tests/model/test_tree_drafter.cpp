@@ -112,7 +112,7 @@ TEST_CASE("sd-tree drafts the EAGLE-2 tree of its model's path logits", "[spec][
 
   // Several steps of one request: the drafter re-syncs its cache to a longer committed text.
   std::vector<int32_t> committed{3, 1, 4, 1, 5, 9, 2, 6};
-  policy.drafter->begin(committed);
+  policy.drafter->begin(committed, 0);
   for (int32_t root : {5, 35, 89, 79, 32}) {
     CAPTURE(root);
     const DraftTree tree = policy.drafter->propose({committed, root, options.tree.nodes, options.tree.depth});
