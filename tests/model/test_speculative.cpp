@@ -183,8 +183,8 @@ TEST_CASE("csd with lambda = infinity is sd token for token, at T=0 and when sam
 TEST_CASE("csd rescues rejected drafts: more accepted, marked in the steps, output no longer AR's", "[spec][csd]") {
   auto cfg = test::tiny_config("llama");
   cfg.eos_token_ids = {};
-  auto target = test::load_model(test::write_model("csd-target", cfg, DType::BF16, 21));
-  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("csd-draft", cfg, DType::BF16, 99));
+  auto target = test::load_model(test::write_model("csd-online-target", cfg, DType::BF16, 21));
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("csd-online-draft", cfg, DType::BF16, 99));
   Artifact artifact;
   artifact.csd = CsdCalibration{};
   MethodOptions options;
