@@ -66,9 +66,8 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
   const auto long_options = at::TensorOptions().dtype(at::kLong);
 
   auto token_index = at::tensor(request.tokens, long_options).to(device);
-  auto position_index = at::tensor(plan.positions, long_options).to(device);
-  at::Tensor cos = weights.rope_cos.index_select(0, position_index).unsqueeze(1);  // [n, 1, head_dim/2]
-  at::Tensor sin = weights.rope_sin.index_select(0, position_index).unsqueeze(1);
+  at::Tensor cos = plan.rope_cos.to(device).unsqueeze(1);  // [n, 1, head_dim/2]
+  at::Tensor sin = plan.rope_sin.to(device).unsqueeze(1);
   at::Tensor mask = attention_mask(plan, device);
 
   ForwardResult result;
