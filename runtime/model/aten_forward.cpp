@@ -66,8 +66,10 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
   const auto long_options = at::TensorOptions().dtype(at::kLong);
 
   auto token_index = at::tensor(request.tokens, long_options).to(device);
-  at::Tensor cos = plan.rope_cos.to(device).unsqueeze(1);  // [n, 1, head_dim/2]
-  at::Tensor sin = plan.rope_sin.to(device).unsqueeze(1);
+  const std::vector<int64_t> rope_shape{n, 1, head_dim / 2};
+  const auto float_options = at::TensorOptions().dtype(at::kFloat);
+  at::Tensor cos = at::from_blob(const_cast<float*>(plan.rope_cos.data()), rope_shape, float_options).to(device, false, true);
+  at::Tensor sin = at::from_blob(const_cast<float*>(plan.rope_sin.data()), rope_shape, float_options).to(device, false, true);
   at::Tensor mask = attention_mask(plan, device);
 
   ForwardResult result;

@@ -106,7 +106,7 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
     for (LayerWeights& layer : w.layers)
       for (at::Tensor* m : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) *m = pack_for_cpu_kernels(*m, w.bf16_pairs);
   }
-  w.rope_inv_freq = at::tensor(rope_inverse_frequencies(cfg), at::TensorOptions().dtype(at::kDouble));
+  w.rope_inv_freq = rope_inverse_frequencies(cfg);
   return model;
 }
 

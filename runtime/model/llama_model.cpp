@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "model/cpu_threads.h"
@@ -95,9 +96,13 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
   if (static_cast<int64_t>(plan.positions.size()) != n) throw std::logic_error("forward: positions size != tokens size");
   for (int64_t p : plan.positions)
     if (p < 0 || p >= context_length()) throw std::logic_error("forward: position outside the context");
-  const at::Tensor angles = at::outer(at::tensor(plan.positions, at::TensorOptions().dtype(at::kLong)).to(at::kDouble), weights_->rope_inv_freq);
-  plan.rope_cos = angles.cos().to(at::kFloat).contiguous();
-  plan.rope_sin = angles.sin().to(at::kFloat).contiguous();
+  // Angles in double, as Hugging Face's float64 inverse frequencies, rounded to float after.
+  for (int64_t p : plan.positions)
+    for (double inv_freq : weights_->rope_inv_freq) {
+      const double angle = static_cast<double>(p) * inv_freq;
+      plan.rope_cos.push_back(static_cast<float>(std::cos(angle)));
+      plan.rope_sin.push_back(static_cast<float>(std::sin(angle)));
+    }
 
   at::InferenceMode guard;
   ForwardResult result = cpu_kernels_ ? forward_cpu_kernels(config_, *weights_, cache, request, plan, threads_)

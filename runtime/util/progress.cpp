@@ -5,7 +5,8 @@
 namespace specd {
 namespace {
 
-// Carriage return, then the text, then "erase to the end of the line" (a shorter line leaves no tail).
+// A line is drawn as a carriage return, the text, then this "erase to the end of the line" (a
+// shorter line leaves no tail of the longer one before it).
 constexpr const char* kEraseLine = "\033[K";
 
 }  // namespace

@@ -209,8 +209,8 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   if (wants_hidden(0)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
 
   const int64_t half = head_dim / 2;
-  const float* rope_cos = data(plan.rope_cos);
-  const float* rope_sin = data(plan.rope_sin);
+  const float* rope_cos = plan.rope_cos.data();
+  const float* rope_sin = plan.rope_sin.data();
   const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
                              1.0f / std::sqrt(static_cast<float>(head_dim))};
   collect_seen_rows(shape, plan.visible.data(), ws.seen);
