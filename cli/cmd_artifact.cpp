@@ -70,6 +70,7 @@ int run_merge(const Args& args) {
   positional.add("inputs", -1);
   po::variables_map vm;
   if (!parse(args, desc, positional, vm, "usage: specd artifact merge --out DIR IN...")) return 0;
+  check_outputs({{"--out", out, Output::Directory}});
   std::vector<Artifact> shards;
   for (const std::string& input : inputs) shards.push_back(read_artifact(input));
   const Artifact merged = merge_artifacts(shards, inputs);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <random>
@@ -13,6 +14,7 @@
 #include "decode/autoregressive.h"
 #include "model/cpu_threads.h"
 #include "model/llama_model.h"
+#include "method_options.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
@@ -77,6 +79,8 @@ int run_bench(const Args& args) {
     if (length < 1 || length + new_tokens > context) input_error("--prompt-lengths", std::to_string(length) + " + --new-tokens do not fit the context of " + std::to_string(context));
   for (int64_t n : forward_sizes)
     if (prefix + n > context) input_error("--forward-sizes", "prefix + " + std::to_string(n) + " exceeds the context");
+  const int64_t longest_prompt = prompt_lengths.empty() ? 0 : *std::max_element(prompt_lengths.begin(), prompt_lengths.end());
+  check_request_memory(*model, nullptr, {}, longest_prompt, new_tokens);
 
   Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()), "bench", "measurements");
   nlohmann::json report;

@@ -80,6 +80,19 @@ std::vector<WorkloadItem> load_items(const std::string& workloads_dir, const std
   return items;
 }
 
+// Tokens of the longest request: a turn's prompt holds the conversation so far, earlier answers
+// included, so the last turn's prompt plus its answer is at most every turn and every answer.
+int64_t longest_request(const std::vector<WorkloadItem>& items, const Tokenizer& tokenizer) {
+  int64_t longest = 0;
+  for (const WorkloadItem& item : items) {
+    std::string conversation;
+    for (const std::string& turn : item.turns) conversation += turn + "\n";
+    const int64_t answers = static_cast<int64_t>(item.turns.size()) * item.max_new_tokens;
+    longest = std::max(longest, static_cast<int64_t>(tokenizer.encode(conversation, true).size()) + answers);
+  }
+  return longest;
+}
+
 void print_table(const ComparisonResult& result, const std::vector<std::string>& methods, const nlohmann::json& report, bool greedy,
                  bool quality) {
   std::printf("\nspeedup: mean over prompts of throughput / AR's, prefill included (Spec-Bench), with the half-width of its 95%%\n"
@@ -198,8 +211,7 @@ int run_bench_methods(const Args& args) {
   if (setup.repeats < 1) input_error("--repeats", "must be at least 1");
   check_sampling_options(setup.sampling);
   finish_method_options(method_args, vm);
-  if (!json_path.empty() && json_path == traces_path) input_error("--traces", "is the same file as --json");
-  if (!save_memory.empty()) check_output_directory(save_memory);
+  check_outputs({{"--json", json_path, Output::File}, {"--traces", traces_path, Output::File}, {"--save-memory", save_memory, Output::Directory}});
   const bool greedy = setup.sampling.temperature == 0.0;
 
   setup.methods = {"ar"};
@@ -226,13 +238,15 @@ int run_bench_methods(const Args& args) {
   if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
 
   auto target = LlamaModel::load(model_dir, device);
+  check_tree_vocabulary(method_args, target->config().vocab_size);
   std::shared_ptr<const LlamaModel> draft;
   if (uses_draft_model(setup.methods)) draft = LlamaModel::load(method_args.draft_dir, device);
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
   for (int64_t id : target->config().eos_token_ids) setup.stop_tokens.push_back(static_cast<int32_t>(id));
   // Cost curves: why a method wins or loses on this hardware, and the draft budget's starting point.
-  std::fprintf(stderr, "bench: measuring the forward-cost curves of target%s\n", draft ? " and draft" : "");
+  Progress measuring(0, "bench");
+  measuring.note(std::string("measuring the forward-cost curves of target") + (draft ? " and draft" : ""));
   const nlohmann::json target_curve = cost_curve(*target, 3);
   const nlohmann::json draft_curve = draft ? cost_curve(*draft, 3) : nlohmann::json();
   if (method_options.adaptive_budget) {  // measured once for every method
@@ -245,6 +259,10 @@ int run_bench_methods(const Args& args) {
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
   }
+  std::vector<const Policy*> built;
+  for (const auto& [m, policy] : policies) built.push_back(&policy);
+  check_request_memory(*target, draft.get(), built, longest_request(setup.items, tokenizer), 0);
+  measuring.done();
 
   // One trace run per method; each item's requests (all methods) land in one transaction as soon
   // as the item is measured, so a killed bench keeps every finished item.
@@ -280,7 +298,6 @@ int run_bench_methods(const Args& args) {
   }
 
   const size_t remaining = setup.items.size() - finished.size();
-  if (resume) std::fprintf(stderr, "bench: resuming %s: %zu prompts finished, %zu to go\n", traces_path.c_str(), finished.size(), remaining);
   Progress progress(static_cast<int64_t>(remaining * setup.methods.size() * setup.repeats), "bench", "requests");
   const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress, write_item, finished);
   progress.done();
@@ -307,6 +324,8 @@ int run_bench_methods(const Args& args) {
   std::printf("specd bench: %zu prompts (first %lld per category), %d repeats (median wall time), T=%.2f, target %s%s%s\n",
               setup.items.size(), static_cast<long long>(max_prompts), setup.repeats, setup.sampling.temperature, model_dir.c_str(),
               draft ? ", draft " : "", draft ? method_args.draft_dir.c_str() : "");
+  if (resume)
+    std::printf("resumed %s: %zu prompts measured by the interrupted run, %zu now\n", traces_path.c_str(), finished.size(), remaining);
   std::printf("draft budget %s%s%s\n", method_args.budget_mode.c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
   for (const auto& m : setup.methods)
     if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());

@@ -92,7 +92,7 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   if (a.max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
   parse_shard(a.shard, a.shard_index, a.shard_count);
   // A bad --out fails now, not after minutes of decoding.
-  check_output_directory(a.out);
+  check_outputs({{"--out", a.out, Output::Directory}});
   if (std::filesystem::is_directory(a.out) && !std::filesystem::is_empty(a.out) &&
       !std::filesystem::exists(std::filesystem::path(a.out) / kManifestFile))
     input_error(a.out, "exists and is not a specd artifact (no manifest.json): choose another --out");

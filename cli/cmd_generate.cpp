@@ -51,7 +51,7 @@ int run_generate(const Args& args) {
 
   if (vm.count("prompt") + vm.count("prompt-file") + vm.count("workload") != 1)
     input_error("generate", "give exactly one of --prompt, --prompt-file and --workload");
-  std::string prompt_source = "--prompt";
+  std::string prompt_source = "--prompt", workload_header;
   if (vm.count("prompt-file")) {
     prompt = read_whole_file(prompt_file);
     prompt_source = prompt_file;
@@ -62,8 +62,8 @@ int run_generate(const Args& args) {
       input_error("--prompt-index", "must be in [0, " + std::to_string(items.size()) + ") for " + workload_file);
     prompt = items[prompt_index].turns.front();
     prompt_source = workload_file + " prompt " + items[prompt_index].id;
-    std::fprintf(stderr, "prompt %s (%s, %s):\n%s\n---\n", items[prompt_index].id.c_str(), items[prompt_index].category.c_str(),
-                 items[prompt_index].source.c_str(), prompt.c_str());
+    workload_header = "prompt " + items[prompt_index].id + " (" + items[prompt_index].category + ", " + items[prompt_index].source +
+                      "):\n" + prompt + "\n---\n";
   }
   if (!is_valid_utf8(prompt)) input_error(prompt_source, "is not valid UTF-8");
   if (prompt.empty()) input_error(prompt_source, "is empty");
@@ -72,9 +72,10 @@ int run_generate(const Args& args) {
   finish_method_options(method_args, vm);
   const MethodInfo& info = method_option(method, "--method");
   if (!save_memory.empty() && info.calibration != "csd") input_error("--save-memory", "only the csd methods keep a correction memory");
-  if (!save_memory.empty()) check_output_directory(save_memory);
+  check_outputs({{"--save-memory", save_memory, Output::Directory}});
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
+  check_tree_vocabulary(method_args, files.model->config().vocab_size);
   std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, /*add_special_tokens=*/true);
   if (static_cast<int64_t>(prompt_ids.size()) >= files.model->context_length())
     input_error(prompt_source, "is " + std::to_string(prompt_ids.size()) + " tokens; the model's context is " +
@@ -91,6 +92,9 @@ int run_generate(const Args& args) {
   if (info.draft != DraftModelUse::None) draft = LlamaModel::load(method_args.draft_dir, device);
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
   Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_args.options, artifact.get()});
+  check_request_memory(*files.model, draft.get(), {&policy}, static_cast<int64_t>(prompt_ids.size()), options.max_new_tokens);
+  // Shown once every check has passed, so that an error is the only line on stderr.
+  std::fputs(workload_header.c_str(), stderr);
   GenerateOutput out;
   std::string spec_stats;
   if (policy.autoregressive) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 
+#include "io/atomic_directory.h"
 #include "io/random_checkpoint.h"
 #include "options.h"
 #include "util/error.h"
@@ -29,9 +30,11 @@ int run_init_model(const Args& args) {
   ModelConfig cfg;
   cfg.model_type = "llama";
   RandomCheckpointOptions options;
+  bool force = false;
   po::options_description desc("specd init-model");
   desc.add_options()
-      ("out", po::value(&out)->required(), "directory to write (config.json, model.safetensors)")
+      ("out", po::value(&out)->required(), "directory to write (config.json, model.safetensors); must not hold files unless --force")
+      ("force", po::bool_switch(&force), "replace a non-empty --out directory (its old files are removed)")
       ("shape", po::value(&shape_name), "a preset: a (6x256, vocab 4096), b (8x512, 8192) or c (12x768, 32000)")
       ("model-type", po::value(&cfg.model_type)->default_value("llama"), "llama, mistral or qwen2")
       ("layers", po::value(&cfg.num_hidden_layers)->default_value(6), "decoder layers")
@@ -48,6 +51,11 @@ int run_init_model(const Args& args) {
       ("tokenizer", po::value(&tokenizer_path), "a tokenizer.json to copy into the directory");
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd init-model --out DIR [--shape a|b|c] [options]")) return 0;
+  check_outputs({{"--out", out, Output::Directory}});
+  // A model directory holds weights someone may have trained or downloaded: never silently replaced.
+  std::error_code ignored;
+  if (!force && std::filesystem::is_directory(out) && !std::filesystem::is_empty(out, ignored))
+    input_error("--out " + out, "is a directory that is not empty: choose another --out, or pass --force to replace it");
 
   if (vm.count("shape")) {
     auto it = anchor_shapes().find(shape_name);
@@ -73,9 +81,12 @@ int run_init_model(const Args& args) {
   cfg = ModelConfig::from_json(cfg.to_json(), "init-model options");
   if (!tokenizer_path.empty() && !std::filesystem::is_regular_file(tokenizer_path)) input_error(tokenizer_path, "cannot be read");
 
-  write_random_checkpoint(out, cfg, options);
-  if (!tokenizer_path.empty())
-    std::filesystem::copy_file(tokenizer_path, out + "/tokenizer.json", std::filesystem::copy_options::overwrite_existing);
+  // Written whole or not at all: a failed run leaves no half model, and --force swaps the old
+  // directory out in one step.
+  AtomicDirectoryWriter writer(out);
+  write_random_checkpoint(writer.temp_dir(), cfg, options);
+  if (!tokenizer_path.empty()) std::filesystem::copy_file(tokenizer_path, writer.file("tokenizer.json"));
+  writer.commit();
   std::cerr << "wrote " << out << ": " << cfg.num_hidden_layers << " layers, hidden " << cfg.hidden_size << ", vocab "
             << cfg.vocab_size << ", " << dtype_name << "\n";
   return 0;

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "options.h"
@@ -26,24 +27,27 @@ int run_tokenize(const Args& args) {
   if (model_dir.empty() == tokenizer_path.empty()) input_error("tokenize", "give exactly one of --model and --tokenizer");
   Tokenizer tokenizer = Tokenizer::from_file(tokenizer_path.empty() ? model_dir + "/tokenizer.json" : tokenizer_path);
 
+  // Built whole before printing: a bad line halfway leaves nothing on stdout, only its one line.
+  std::ostringstream out;
   auto emit = [&](const std::string& line, const std::string& where) {
     if (!is_valid_utf8(line)) input_error(where, "is not valid UTF-8");
     std::vector<int32_t> ids = tokenizer.encode(line, !no_special);
     if (json) {
       nlohmann::json record = {{"ids", ids}, {"tokens", nlohmann::json::array()}};
       for (int32_t id : ids) record["tokens"].push_back(tokenizer.id_to_token(id));
-      std::cout << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      out << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
-      for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
-      std::cout << "\n";
+      for (size_t i = 0; i < ids.size(); ++i) out << (i ? " " : "") << ids[i];
+      out << "\n";
     }
   };
   if (vm.count("text")) {
     emit(text, "--text");
-    return 0;
+  } else {
+    std::string line;
+    for (int64_t number = 1; std::getline(std::cin, line); ++number) emit(line, "standard input line " + std::to_string(number));
   }
-  std::string line;
-  for (int64_t number = 1; std::getline(std::cin, line); ++number) emit(line, "standard input line " + std::to_string(number));
+  std::cout << out.str();
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // specd traces list|export: read back the per-step traces that specd bench --traces wrote.
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
 #include "options.h"
@@ -24,15 +25,19 @@ int run_traces(const Args& args) {
   po::variables_map vm;
   if (!parse(Args(args.begin() + 1, args.end()), desc, vm, "usage: specd traces list|export --file F [options]")) return 0;
 
+  // Built whole before printing: an error halfway leaves nothing on stdout, only its one line.
+  std::ostringstream out;
   TraceReader reader(file);
   if (action == "export") {
-    reader.export_steps(run_id, parse_trace_format(format_name), std::cout);
+    reader.export_steps(run_id, parse_trace_format(format_name), out);
+    std::cout << out.str();
     return 0;
   }
-  std::cout << "run\tcreated\tmethod\trequests\tsteps\ttarget\tdraft\n";
+  out << "run\tcreated\tmethod\trequests\tsteps\ttarget\tdraft\n";
   for (const TraceRun& run : reader.runs())
-    std::cout << run.id << "\t" << run.created_at << "\t" << run.info.method << "\t" << run.requests << "\t" << run.steps << "\t"
-              << run.info.target_model << "\t" << (run.info.draft_model.empty() ? "-" : run.info.draft_model) << "\n";
+    out << run.id << "\t" << run.created_at << "\t" << run.info.method << "\t" << run.requests << "\t" << run.steps << "\t"
+        << run.info.target_model << "\t" << (run.info.draft_model.empty() ? "-" : run.info.draft_model) << "\n";
+  std::cout << out.str();
   return 0;
 }
 

@@ -1,6 +1,11 @@
 #include "method_options.h"
 
+#include <algorithm>
+
 #include "artifact/artifact_reader.h"
+#include "model/kv_memory.h"
+#include "model/llama_model.h"
+#include "speculative/draft_model_runner.h"
 #include "util/error.h"
 
 namespace specd::cli {
@@ -39,9 +44,51 @@ void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
   args.options.csd_lambda_set = vm.count("csd-lambda") > 0;
   args.options.csd_tau_set = vm.count("csd-tau") > 0;
   if (args.options.csd_lambda_set && args.options.csd.lambda < 1) input_error("--csd-lambda", "must be at least 1");
-  if (args.options.csd_tau_set && !(args.options.csd.tau > 0 && args.options.csd.tau <= 1)) input_error("--csd-tau", "must be in (0, 1]");
+  if (args.options.csd_tau_set) check_fraction_option("--csd-tau", args.options.csd.tau);
   validate(args.options.sam);
   validate(args.options.pld);
+  const MethodOptions& m = args.options;
+  const int64_t most = DraftModelRunner::kTreeRows;
+  const std::string bound = "the most a step may draft is " + std::to_string(most);
+  auto at_most = [&](const char* option, int64_t value) {
+    if (value > most) input_error(option, std::to_string(value) + " is too many: " + bound);
+  };
+  at_most("--gamma", m.gamma);
+  at_most("--tree-nodes", m.tree.nodes);
+  at_most("--pld-tokens", m.pld.num_pred_tokens);
+  at_most("--sam-predicts", m.sam.n_predicts - 1);
+  // The tree drafter feeds the draft model top_k nodes per level below the first.
+  if (m.tree.top_k >= 1 && m.tree.depth >= 1 && static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1) > most)
+    input_error("--tree-top-k", std::to_string(m.tree.top_k) + " with --tree-depth " + std::to_string(m.tree.depth) + " feeds " +
+                                    std::to_string(static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1)) +
+                                    " tree rows to the draft model; " + bound + " (lower --tree-top-k or --tree-depth)");
+}
+
+void check_tree_vocabulary(const MethodArgs& args, int64_t vocab) {
+  if (args.options.tree.top_k > vocab)
+    input_error("--tree-top-k", std::to_string(args.options.tree.top_k) + " is more than the vocabulary of " + std::to_string(vocab) +
+                                    " tokens");
+}
+
+void check_request_memory(const LlamaModel& target, const LlamaModel* draft, const std::vector<const Policy*>& policies,
+                          int64_t prompt_tokens, int64_t max_new_tokens) {
+  const int64_t tokens = std::min(target.context_length(), prompt_tokens + std::min(max_new_tokens, target.context_length()));
+  int32_t step_rows = 0;  // a step's draft sits in the target's cache beside the text
+  int64_t draft_bytes = 0;
+  for (const Policy* policy : policies) {
+    if (policy->autoregressive) continue;
+    step_rows = std::max(step_rows, policy->max_nodes + 1);
+    if (draft && find_method(policy->method).draft != DraftModelUse::None) {
+      const int64_t rows = DraftModelRunner::capacity_for(*draft, std::min(tokens, draft->context_length()) + DraftModelRunner::kTreeRows);
+      // Growing by doubling holds the old half while the rows are copied.
+      const int64_t growing = rows > DraftModelRunner::capacity_for(*draft, 0) ? rows / 2 : 0;
+      if (__builtin_add_overflow(draft_bytes, draft->kv_bytes(rows + growing), &draft_bytes)) draft_bytes = INT64_MAX;
+    }
+  }
+  int64_t bytes = target.kv_bytes(tokens + step_rows);
+  if (__builtin_add_overflow(bytes, draft_bytes, &bytes)) bytes = INT64_MAX;
+  check_kv_plan(bytes, "a request of " + std::to_string(tokens) + " tokens (prompt and new), with the KV caches of the target" +
+                           (draft_bytes ? std::string(" and the draft model,") : std::string(",")));
 }
 
 std::string methods_help() {

@@ -9,6 +9,7 @@
 
 namespace specd {
 struct Artifact;
+class LlamaModel;
 }
 
 namespace specd::cli {
@@ -23,8 +24,18 @@ struct MethodArgs {
 
 // Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-* and --draft-budget.
 void add_method_options(po::options_description& desc, MethodArgs& args);
-// Checks what parsing cannot (InputError naming the option) and applies --draft-budget.
+// Checks what parsing cannot (InputError naming the option) and applies --draft-budget. Draft
+// sizes are bounded by the rows a draft may add to the caches in one step
+// (DraftModelRunner::kTreeRows): --gamma, --tree-nodes, --pld-tokens, --sam-predicts and a tree's
+// fed rows, --tree-top-k x (--tree-depth - 1).
 void finish_method_options(MethodArgs& args, const po::variables_map& vm);
+// Once the target is loaded: --tree-top-k at most its vocabulary.
+void check_tree_vocabulary(const MethodArgs& args, int64_t vocab);
+// Before decoding: the KV memory one request of a prompt and up to `max_new_tokens` new tokens
+// may take under the built policies (the target's cache with room for a step's draft, and the
+// cache of every policy's draft model) against the limit, InputError naming --max-memory otherwise.
+void check_request_memory(const LlamaModel& target, const LlamaModel* draft, const std::vector<const Policy*>& policies,
+                          int64_t prompt_tokens, int64_t max_new_tokens);
 // "method: summary" lines of every registered method, for --help texts.
 std::string methods_help();
 // The registry's entry for a method named on the command line: InputError naming `flag` when

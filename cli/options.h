@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "model/device.h"
@@ -12,7 +13,8 @@ namespace specd::cli {
 
 namespace po = boost::program_options;
 
-// Adds --device and --threads.
+// Adds --device, --threads (at most one per CPU), --max-memory (the KV caches' limit), --aten and
+// --fp32-activations.
 void add_device_options(po::options_description& options, DeviceSpec& device);
 
 // Parses args into `vm`; returns false (after printing usage to stdout) when --help was given.
@@ -21,12 +23,26 @@ bool parse(const Args& args, const po::options_description& options, po::variabl
 bool parse(const Args& args, const po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm, const char* usage);
 
-// --temperature, --top-k and --top-p: InputError naming the option for a value out of range.
+// --temperature, --top-k and --top-p: InputError naming the option for a value out of range
+// (NaN, infinities and subnormal numbers included; a positive temperature is at least 1e-6).
 void check_sampling_options(const SamplingParams& params);
+// A probability-like option in (0, 1]: finite and not subnormal, or InputError naming it.
+void check_fraction_option(const std::string& option, double value);
 
-// An output directory a long command will write at the end: its parent is created when missing
-// and must be writable, checked before the work starts (InputError naming the option's value).
-void check_output_directory(const std::string& dir);
+// An output a command writes (usually at the end of a long run): checked before the work starts,
+// so that a bad one fails at once with one line naming the option. Kind File: the path is a
+// regular file or does not exist yet; Directory: a directory or not there yet. Either way the
+// nearest existing ancestor must be a writable directory. Symlinks are followed (outputs are
+// written through to their targets).
+struct Output {
+  enum Kind { File, Directory };
+  std::string option;  // "--json"
+  std::string path;    // "" when the option was not given (skipped)
+  Kind kind = File;
+};
+// Checks every output, and that no two name the same file (also through symlinks, hard links or
+// different spellings). InputError naming the option.
+void check_outputs(const std::vector<Output>& outputs);
 
 // $SPECD_DATA, or the data/ directory of the source tree this binary was built from.
 std::string data_dir();

@@ -3,7 +3,9 @@
 // part: the files go to a temporary directory beside the target ("DIR.tmp-XXXXXX"), which commit()
 // fsyncs and swaps into place (renameat2 RENAME_EXCHANGE when DIR exists, then the old contents
 // are removed; a plain rename otherwise). Without commit() (an error, an exception) the temporary
-// directory is removed. I/O failures throw InputError naming DIR.
+// directory is removed. A symlinked DIR is written through to the link's target (the link stays);
+// a DIR that exists and is not a directory is refused (io/output_path.h). I/O failures throw
+// InputError naming DIR.
 #include <string>
 
 namespace specd {
@@ -24,7 +26,8 @@ class AtomicDirectoryWriter {
   void commit();
 
  private:
-  std::string dir_;
+  std::string where_;  // DIR as given, for messages
+  std::string dir_;    // DIR with symlinks followed: what commit() replaces
   std::string temp_dir_;
   bool committed_ = false;
 };

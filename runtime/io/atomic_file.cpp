@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "io/output_path.h"
 #include "util/error.h"
 
 namespace specd {
@@ -27,10 +28,10 @@ std::string random_suffix() {
 
 }  // namespace
 
-AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
+AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)), target_(resolve_output_file(path_, path_)) {
   // O_EXCL with a fresh random name instead of mkstemp, so the file gets the usual 0666 & ~umask.
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
-    temp_path_ = path_ + ".tmp-" + random_suffix();
+    temp_path_ = target_ + ".tmp-" + random_suffix();
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) io_error(path_, "create file", errno);
   }
@@ -65,7 +66,7 @@ void AtomicFileWriter::commit() {
   const int closed = ::close(fd_);
   fd_ = -1;
   if (closed != 0) io_error(path_, "write", errno);
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) io_error(path_, "rename into place", errno);
+  if (std::rename(temp_path_.c_str(), target_.c_str()) != 0) io_error(path_, "rename into place", errno);
   committed_ = true;
 }
 

@@ -2,6 +2,9 @@
 // Writes a file so that readers see either the old file or the complete new one, never a part:
 // the bytes go to a temporary file beside the target ("PATH.tmp-XXXXXX"), which is renamed over
 // the target only on commit(). Without commit() (an error, an exception) the temporary is removed.
+// A symlinked target is written through: the temporary goes beside the link's target and is
+// renamed onto it, so the link stays. A target that exists and is not a regular file (a FIFO, a
+// device, a directory) is refused before anything is written (io/output_path.h).
 // I/O failures throw InputError naming the target path.
 #include <cstddef>
 #include <string>
@@ -23,7 +26,8 @@ class AtomicFileWriter {
  private:
   void discard() noexcept;
 
-  std::string path_;
+  std::string path_;      // as given, for messages
+  std::string target_;    // path_ with symlinks followed: what commit() replaces
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;

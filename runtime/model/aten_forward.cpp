@@ -66,9 +66,10 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
   const auto long_options = at::TensorOptions().dtype(at::kLong);
 
   auto token_index = at::tensor(request.tokens, long_options).to(device);
-  auto position_index = at::tensor(plan.positions, long_options).to(device);
-  at::Tensor cos = weights.rope_cos.index_select(0, position_index).unsqueeze(1);  // [n, 1, head_dim/2]
-  at::Tensor sin = weights.rope_sin.index_select(0, position_index).unsqueeze(1);
+  const std::vector<int64_t> rope_shape{n, 1, head_dim / 2};
+  const auto float_options = at::TensorOptions().dtype(at::kFloat);
+  at::Tensor cos = at::from_blob(const_cast<float*>(plan.rope_cos.data()), rope_shape, float_options).to(device, false, true);
+  at::Tensor sin = at::from_blob(const_cast<float*>(plan.rope_sin.data()), rope_shape, float_options).to(device, false, true);
   at::Tensor mask = attention_mask(plan, device);
 
   ForwardResult result;

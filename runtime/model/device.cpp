@@ -4,6 +4,7 @@
 #include <c10/core/Device.h>
 
 #include "model/cpu_threads.h"
+#include "model/kv_memory.h"
 #include "util/error.h"
 
 namespace specd {
@@ -28,6 +29,7 @@ c10::Device resolve_device(const DeviceSpec& spec) {
     input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
   }
   if (type == c10::DeviceType::CPU) configure_cpu_threads(spec.threads);
+  set_kv_memory_limit(spec.max_kv_bytes);
   return c10::Device(type, static_cast<c10::DeviceIndex>(index));
 }
 

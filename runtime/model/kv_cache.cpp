@@ -1,5 +1,7 @@
 #include "model/kv_cache.h"
 
+#include "model/kv_memory.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -8,13 +10,51 @@
 
 namespace specd {
 
+namespace {
+
+// Bytes of `rows` rows of `tensors` tensors per layer, each [kv_heads, rows, head_dim] (INT64_MAX
+// when that overflows: more than any limit).
+int64_t tensor_bytes(int64_t tensors, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim, int64_t element) {
+  int64_t bytes = element;
+  for (int64_t factor : {tensors, layers, kv_heads, rows, head_dim})
+    if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
+  return bytes;
+}
+
+std::string rows_text(int64_t rows) { return "the KV cache of " + std::to_string(rows) + " rows"; }
+
+}  // namespace
+
 KvCache::KvCache(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim,
                  const at::TensorOptions& options)
-    : capacity_(capacity) {
-  for (int64_t l = 0; l < layers; ++l) {
-    keys_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));
-    values_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));
+    : layers_(layers), kv_heads_(kv_heads), head_dim_(head_dim), options_(options) {
+  allocate(capacity);
+}
+
+void KvCache::allocate(int64_t capacity) {
+  // Reserved before allocating: a limit passed is an error, not an attempt to allocate.
+  auto memory = std::make_shared<const KvMemoryReservation>(
+      tensor_bytes(2, layers_, kv_heads_, capacity, head_dim_, options_.dtype().itemsize()), rows_text(capacity));
+  std::vector<at::Tensor> keys, values;
+  for (int64_t l = 0; l < layers_; ++l) {
+    keys.push_back(at::zeros({kv_heads_, capacity, head_dim_}, options_));
+    values.push_back(at::zeros({kv_heads_, capacity, head_dim_}, options_));
+    if (length_ > 0) {
+      keys.back().narrow(1, 0, length_).copy_(keys_[l].narrow(1, 0, length_));
+      values.back().narrow(1, 0, length_).copy_(values_[l].narrow(1, 0, length_));
+    }
   }
+  keys_ = std::move(keys);
+  values_ = std::move(values);
+  memory_ = std::move(memory);
+  capacity_ = capacity;
+  tiles_.reset();  // laid out by capacity: rebuilt on first use
+}
+
+int64_t KvCache::bytes() const { return tensor_bytes(2, layers_, kv_heads_, capacity_, head_dim_, options_.dtype().itemsize()); }
+
+void KvCache::reserve(int64_t rows) {
+  if (rows > capacity_) allocate(rows);
 }
 
 void KvCache::advance(int64_t n) {
@@ -30,11 +70,12 @@ void KvCache::truncate(int64_t new_length) {
 
 float* KvCache::key_tiles(int64_t layer) {
   if (!tiles_) tiles_ = std::make_shared<KeyTiles>();
-  if (tiles_->layers.empty())
-    for (const at::Tensor& k : keys_) {
-      const int64_t blocks = (capacity_ + 15) / 16;
-      tiles_->layers.push_back(at::zeros({k.size(0), blocks, k.size(2), 16}, k.options()));
-    }
+  if (tiles_->layers.empty()) {
+    const int64_t blocks = (capacity_ + 15) / 16;
+    const int64_t bytes = tensor_bytes(1, layers_, kv_heads_, blocks * 16, head_dim_, options_.dtype().itemsize());
+    tiles_->memory = std::make_shared<const KvMemoryReservation>(bytes, "the key tiles of " + rows_text(capacity_));
+    for (const at::Tensor& k : keys_) tiles_->layers.push_back(at::zeros({k.size(0), blocks, k.size(2), 16}, k.options()));
+  }
   return tiles_->layers.at(layer).data_ptr<float>();
 }
 

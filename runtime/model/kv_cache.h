@@ -1,7 +1,8 @@
 #pragma once
 // Preallocated key/value rows for every layer. Rows [0, length) hold the committed prefix;
 // a forward writes its new tokens at [length, length + n) and advances length; a speculative
-// step then keeps one root-to-node path with commit_path and drops the other rows.
+// step then keeps one root-to-node path with commit_path and drops the other rows. Its memory
+// (and the key tiles') counts against the process's KV memory limit (model/kv_memory.h).
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 
 namespace specd {
 
+class KvMemoryReservation;
+
 class KvCache {
  public:
   KvCache() = default;
@@ -17,6 +20,12 @@ class KvCache {
 
   int64_t length() const { return length_; }
   int64_t capacity() const { return capacity_; }
+  // Bytes the keys and values take (the key tiles not counted).
+  int64_t bytes() const;
+
+  // Grows the capacity to `rows` when it is less, keeping rows [0, length). The tensors are new
+  // afterwards: copies of this cache keep the old ones.
+  void reserve(int64_t rows);
 
   // Views of layer `layer`'s keys or values, shape [kv_heads, capacity, head_dim].
   const at::Tensor& keys(int64_t layer) const { return keys_[layer]; }
@@ -43,9 +52,14 @@ class KvCache {
   struct KeyTiles {
     std::vector<at::Tensor> layers;
     int64_t rows = 0;
+    std::shared_ptr<const KvMemoryReservation> memory;
   };
+  void allocate(int64_t capacity);
   std::shared_ptr<KeyTiles> tiles_;  // shared by copies, as the key tensors are
   std::vector<at::Tensor> keys_, values_;
+  std::shared_ptr<const KvMemoryReservation> memory_;  // shared by copies, as the tensors are
+  int64_t layers_ = 0, kv_heads_ = 0, head_dim_ = 0;
+  at::TensorOptions options_;
   int64_t capacity_ = 0;
   int64_t length_ = 0;
 };

@@ -78,16 +78,6 @@ LayerWeights load_layer(const WeightReader& reader, const ModelConfig& cfg, int 
   return w;
 }
 
-// cos/sin of position * inverse frequency for every position the model can address.
-std::pair<at::Tensor, at::Tensor> rope_tables(const ModelConfig& cfg, c10::Device device) {
-  std::vector<double> inv_freq = rope_inverse_frequencies(cfg);
-  auto freqs = at::tensor(inv_freq, at::TensorOptions().dtype(at::kDouble));
-  auto positions = at::arange(cfg.max_position_embeddings, at::TensorOptions().dtype(at::kDouble));
-  auto angles = at::outer(positions, freqs);
-  auto options = at::TensorOptions().dtype(at::kFloat).device(device);
-  return {angles.cos().to(options), angles.sin().to(options)};
-}
-
 }  // namespace
 
 std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const DeviceSpec& device_spec) {
@@ -116,7 +106,7 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
     for (LayerWeights& layer : w.layers)
       for (at::Tensor* m : {&layer.qkv, &layer.o, &layer.gate_up, &layer.down}) *m = pack_for_cpu_kernels(*m, w.bf16_pairs);
   }
-  std::tie(w.rope_cos, w.rope_sin) = rope_tables(cfg, device);
+  w.rope_inv_freq = rope_inverse_frequencies(cfg);
   return model;
 }
 

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "model/cpu_threads.h"
@@ -25,6 +26,19 @@ KvCache LlamaModel::new_cache(int64_t capacity) const {
   if (capacity <= 0) capacity = context_length();
   return KvCache(config_.num_hidden_layers, config_.num_key_value_heads, capacity, config_.head_dim,
                  at::TensorOptions().dtype(at::kFloat).device(device_));
+}
+
+int64_t LlamaModel::kv_bytes(int64_t rows) const {
+  // Keys and values, plus the key tiles (rows rounded up to blocks of 16) on the CPU kernels.
+  const int64_t tiled_rows = cpu_kernels_ ? (rows + 15) / 16 * 16 : 0;
+  int64_t per_row = static_cast<int64_t>(sizeof(float));
+  for (int64_t factor : {config_.num_hidden_layers, config_.num_key_value_heads, config_.head_dim})
+    if (__builtin_mul_overflow(per_row, factor, &per_row)) return INT64_MAX;
+  int64_t total = 0, part = 0;
+  if (__builtin_mul_overflow(per_row, 2 * rows, &total) || __builtin_mul_overflow(per_row, tiled_rows, &part) ||
+      __builtin_add_overflow(total, part, &total))
+    return INT64_MAX;
+  return total;
 }
 
 namespace {
@@ -82,6 +96,13 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
   if (static_cast<int64_t>(plan.positions.size()) != n) throw std::logic_error("forward: positions size != tokens size");
   for (int64_t p : plan.positions)
     if (p < 0 || p >= context_length()) throw std::logic_error("forward: position outside the context");
+  // Angles in double, as Hugging Face's float64 inverse frequencies, rounded to float after.
+  for (int64_t p : plan.positions)
+    for (double inv_freq : weights_->rope_inv_freq) {
+      const double angle = static_cast<double>(p) * inv_freq;
+      plan.rope_cos.push_back(static_cast<float>(std::cos(angle)));
+      plan.rope_sin.push_back(static_cast<float>(std::sin(angle)));
+    }
 
   at::InferenceMode guard;
   ForwardResult result = cpu_kernels_ ? forward_cpu_kernels(config_, *weights_, cache, request, plan, threads_)

@@ -60,8 +60,11 @@ class LlamaModel {
   int64_t context_length() const;
 
   // A cache of `capacity` rows (0: the model's context length). Rows can exceed positions when
-  // tree nodes share positions.
+  // tree nodes share positions. Its memory counts against the KV memory limit (model/kv_memory.h).
   KvCache new_cache(int64_t capacity = 0) const;
+  // Bytes a cache of `rows` rows takes once used: keys, values and, on the CPU kernels, the tiled
+  // copy of the keys (INT64_MAX when that overflows).
+  int64_t kv_bytes(int64_t rows) const;
 
   // Runs the new tokens on top of the cache, writes their keys and values at
   // [cache.length(), cache.length() + n) and advances the cache by n.

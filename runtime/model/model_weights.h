@@ -18,8 +18,7 @@ struct ModelWeights {
   at::Tensor embed;     // [vocab, hidden]
   at::Tensor lm_head;   // [vocab, hidden], or packed (see LayerWeights)
   at::Tensor final_gain;  // [hidden] float32; undefined when folded into lm_head
-  at::Tensor rope_cos;  // [positions, head_dim / 2]
-  at::Tensor rope_sin;
+  std::vector<double> rope_inv_freq;  // [head_dim / 2]: RoPE's inverse frequencies
   std::vector<LayerWeights> layers;
 };
 
@@ -30,6 +29,10 @@ struct ForwardPlan {
   int64_t shared = 0;  // rows [0, shared) are seen by every new token
   bool causal = true;  // a plain chain: shared == past and each token sees all before it
   std::vector<int64_t> positions;
+  // RoPE's cos and sin of each new token's position, [n, head_dim / 2]. Made per forward (a few
+  // hundred cosines a step) rather than tabled for every position the config allows (a
+  // max_position_embeddings of 2e9 would take hundreds of GB).
+  std::vector<float> rope_cos, rope_sin;
   // visible[i * span + c]: new token i sees row shared + c, where span = past + n - shared.
   std::vector<uint8_t> visible;
   int64_t span() const { return past + n - shared; }

@@ -12,6 +12,8 @@ namespace specd {
 void validate(const SamplingParams& params) {
   if (!(params.temperature >= 0.0) || !std::isfinite(params.temperature))
     input_error("sampling", "temperature must be a finite number >= 0");
+  if (params.temperature > 0.0 && params.temperature < kMinTemperature)
+    input_error("sampling", "a temperature above 0 must be at least 1e-6 (0 is greedy)");
   if (params.top_k < 0) input_error("sampling", "top_k must be >= 0 (0 turns it off)");
   if (!(params.top_p > 0.0 && params.top_p <= 1.0)) input_error("sampling", "top_p must be in (0, 1]");
 }

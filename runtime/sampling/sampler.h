@@ -8,6 +8,10 @@
 
 namespace specd {
 
+// The smallest positive temperature: below it sampling is the argmax in all but name (a logit gap
+// of 1e-4 already weighs e^100), and far enough down logits / T overflows. 0 is greedy.
+constexpr double kMinTemperature = 1e-6;
+
 struct SamplingParams {
   double temperature = 0.0;  // 0: greedy
   int top_k = 0;             // 0: off. Keeps tokens whose logit >= the k-th largest (ties kept)

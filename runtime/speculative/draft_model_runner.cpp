@@ -2,17 +2,50 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "model/llama_model.h"
 
 namespace specd {
 
+namespace {
+
+// The first allocation's rows of context (the demo pair's whole context).
+constexpr int64_t kInitialContextRows = 512;
+
+int64_t initial_rows(const LlamaModel& model) { return std::min(model.context_length(), kInitialContextRows) + DraftModelRunner::kTreeRows; }
+int64_t most_rows(const LlamaModel& model) { return model.context_length() + DraftModelRunner::kTreeRows; }
+
+// The capacity that holds `rows`, doubling from `capacity`: every runner steps through the same
+// sizes, so capacity_for can tell in advance where one ends.
+int64_t grown_capacity(const LlamaModel& model, int64_t capacity, int64_t rows) {
+  while (capacity < rows && capacity < most_rows(model)) capacity = std::min(most_rows(model), 2 * capacity);
+  return capacity;
+}
+
+}  // namespace
+
 DraftModelRunner::DraftModelRunner(std::shared_ptr<const LlamaModel> model) : model_(std::move(model)) {
-  // Room past the context for the rows of a draft tree, whose siblings share positions. Allocated
-  // once: a request starts by emptying it, not by allocating and zeroing a new one (that cost a
-  // request of the demo pair ~2%, whether or not it ever drafted).
-  cache_ = model_->new_cache(model_->context_length() + kTreeRows);
+  // Room past the text for the rows of a draft tree, whose siblings share positions. Kept across
+  // requests: a request starts by emptying it, not by allocating and zeroing a new one (that cost
+  // a request of the demo pair ~2%, whether or not it ever drafted).
+  cache_ = model_->new_cache(initial_rows(*model_));
+}
+
+int64_t DraftModelRunner::capacity_for(const LlamaModel& model, int64_t rows) {
+  return grown_capacity(model, initial_rows(model), rows);
+}
+
+void DraftModelRunner::reserve(int64_t rows) {
+  if (rows <= cache_.capacity()) return;
+  if (rows > most_rows(*model_)) throw std::logic_error("DraftModelRunner: more rows than the context and a draft tree");
+  cache_.reserve(grown_capacity(*model_, cache_.capacity(), rows));
+}
+
+ForwardResult DraftModelRunner::forward(const ForwardRequest& request) {
+  reserve(cache_.length() + static_cast<int64_t>(request.tokens.size()));
+  return model_->forward(cache_, request);
 }
 
 void DraftModelRunner::reset() {
@@ -36,7 +69,7 @@ at::Tensor DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
   ForwardRequest request;
   request.tokens.assign(tokens.begin() + common, tokens.end());
   request.logits = LogitsWanted::Last;
-  at::Tensor logits = model_->forward(cache_, request).logits.to(at::kCPU).contiguous();
+  at::Tensor logits = forward(request).logits.to(at::kCPU).contiguous();
   cached_.assign(tokens.begin(), tokens.end());
   return logits[0];
 }

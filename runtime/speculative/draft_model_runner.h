@@ -1,7 +1,9 @@
 #pragma once
 // A draft model with its own KV cache, kept in step with the committed text: sync() makes the
 // cache hold exactly a given token sequence, reusing the longest cached prefix, and returns the
-// logits after its last token.
+// logits after its last token. The cache holds the context plus kTreeRows rows of a draft tree at
+// most, and is grown to that on demand: sized by what requests use, not by the config's
+// max_position_embeddings.
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -13,12 +15,18 @@
 namespace specd {
 
 class LlamaModel;
+struct ForwardRequest;
+struct ForwardResult;
 
 class DraftModelRunner {
  public:
+  // Rows past the committed text a drafter may feed in one step (a tree's levels, a chain).
   static constexpr int64_t kTreeRows = 1024;
 
   explicit DraftModelRunner(std::shared_ptr<const LlamaModel> model);
+  // The rows the cache of a runner of `model` has once it has held `rows` (it starts with room
+  // for a short text and a tree, and doubles, up to the context and a tree).
+  static int64_t capacity_for(const LlamaModel& model, int64_t rows);
 
   const LlamaModel& model() const { return *model_; }
   void reset();  // empties the cache for a new request (keeps its memory)
@@ -26,10 +34,15 @@ class DraftModelRunner {
   at::Tensor sync(const std::vector<int32_t>& tokens);
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
   void truncate(int64_t length);
-  KvCache& cache() { return cache_; }
+  // Runs `request` on top of the cache (rows past the synced tokens, which truncate drops),
+  // growing the cache first when it needs more rows.
+  ForwardResult forward(const ForwardRequest& request);
+  const KvCache& cache() const { return cache_; }
   int64_t length() const { return static_cast<int64_t>(cached_.size()); }
 
  private:
+  void reserve(int64_t rows);
+
   std::shared_ptr<const LlamaModel> model_;
   KvCache cache_;
   std::vector<int32_t> cached_;  // the tokens whose rows the cache holds

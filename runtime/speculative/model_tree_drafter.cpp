@@ -70,7 +70,7 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
       feed.positions.push_back(root_position + level - 1);
     }
     const int64_t first_row = runner_.cache().length();
-    at::Tensor logits = runner_.model().forward(runner_.cache(), feed).logits.to(at::kCPU).contiguous();
+    at::Tensor logits = runner_.forward(feed).logits.to(at::kCPU).contiguous();
     std::vector<int32_t> children;
     for (size_t f = 0; f < frontier.size(); ++f) {
       // The parent's score is copied, not referenced: the push_backs below may reallocate the pool.

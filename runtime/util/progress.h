@@ -1,8 +1,12 @@
 #pragma once
 // Progress of a long command on stderr, rewritten in place: "bench: pld 3/20, 2.1 s elapsed,
-// 1.4/s, ETA 12 s". Results go to stdout, so progress never mixes with them.
+// 1.4/s, ETA 12 s". Results go to stdout, so progress never mixes with them. Drawn only when
+// stderr is a terminal (a log file would fill with rewrites), and erased when done or destroyed
+// (an error unwinding): whatever follows, results or an error, starts on a clean line, and an
+// error is the only line the command leaves on stderr.
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace specd {
@@ -11,16 +15,29 @@ class Progress {
  public:
   // `unit` names what is counted in the rate ("prompts", "requests").
   Progress(int64_t total, std::string label, std::string unit = "items");
+  // The same, drawn on `out` as a terminal (interactive) or not; for tests.
+  Progress(int64_t total, std::string label, std::string unit, std::FILE* out, bool interactive);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Says what runs before the counted work starts ("measuring the forward-cost curves").
+  void note(const std::string& what);
   // One more finished; `what` says which.
   void step(const std::string& what);
-  // Ends the line (call once, before printing results).
+  // Erases the line (before printing results; the destructor does it too).
   void done();
   int64_t finished() const { return finished_; }
   double elapsed_s() const;
 
  private:
+  void draw(const std::string& text);
+
   int64_t total_, finished_ = 0;
   std::string label_, unit_;
+  std::FILE* out_;
+  bool interactive_;
+  bool drawn_ = false;  // a line is on screen and not yet ended
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -195,7 +195,7 @@ TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished pr
       CliResult resumed = run_cli(bench(traces, json, "--resume"));
       CAPTURE(resumed.err);
       REQUIRE(resumed.exit_code == 0);
-      CHECK(resumed.err.find("resuming") != std::string::npos);
+      CHECK(resumed.out.find("prompts measured by the interrupted run") != std::string::npos);
     }
     CHECK(outputs(traces) == expected);
     CHECK(deterministic(json) == deterministic(ref_json));
@@ -226,7 +226,7 @@ TEST_CASE("bench --resume: refused without traces, for a learning policy, and fo
   CliResult resumed = run_cli(bench(traces, json, "--resume"));
   CAPTURE(resumed.err);
   REQUIRE(resumed.exit_code == 0);
-  CHECK(resumed.err.find("8 prompts finished, 0 to go") != std::string::npos);
+  CHECK(resumed.out.find("8 prompts measured by the interrupted run, 0 now") != std::string::npos);
   CHECK(deterministic(json) == before);
   TraceReader reader(traces);
   for (const TraceRun& run : reader.runs()) CHECK(!run.finished_at.empty());

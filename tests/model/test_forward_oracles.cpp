@@ -6,6 +6,7 @@
 #include "fixture_models.h"
 #include "model/cpu/attention.h"
 #include "model/cpu/matmul_bf16_dot.h"
+#include "model/kv_memory.h"
 
 #include <limits>
 
@@ -367,4 +368,60 @@ TEST_CASE("truncate and commit_path lower the key tiles' valid mark to the first
   cache.commit_path(15, {0, 1, 2, 3});  // identity: nothing moved
   CHECK(cache.key_tiles_rows() == 17);
   CHECK_THROWS(cache.set_key_tiles_rows(33));
+}
+
+// A cache grown while in use (a draft model's cache grows with the text) holds the same rows: the
+// logits after growing equal those of a cache that never grew, bit for bit.
+TEST_CASE("a KV cache grown between forwards gives the logits of one that never grew", "[model][oracle][kv]") {
+  bool aten = GENERATE(false, true);
+  CAPTURE(aten);
+  const ModelConfig cfg = test::tiny_config("llama");
+  auto model = test::load_model(test::write_model("kv-grow", cfg), aten);
+  at::InferenceMode guard;
+  const auto tokens = some_tokens(40, cfg.vocab_size, 3);
+  KvCache fixed = model->new_cache(64);
+  KvCache grown = model->new_cache(10);
+  size_t at_token = 0;
+  for (size_t chunk : {9, 1, 5, 1, 8, 16}) {
+    std::vector<int64_t> part(tokens.begin() + at_token, tokens.begin() + at_token + chunk);
+    at_token += chunk;
+    grown.reserve(static_cast<int64_t>(at_token));
+    CHECK(max_abs_diff(run(*model, grown, part), run(*model, fixed, part)) == 0);
+  }
+  CHECK(grown.capacity() == 40);
+  CHECK(grown.length() == 40);
+}
+
+// The KV memory limit (--max-memory) is checked before a cache is allocated, and a cache gives
+// its bytes back when its last copy goes.
+TEST_CASE("KV caches count against the memory limit", "[model][kv]") {
+  auto model = test::load_model(test::write_model("kv-limit", test::tiny_config("llama")));
+  const int64_t before = kv_memory_in_use();
+  {
+    KvCache cache = model->new_cache(100);
+    CHECK(kv_memory_in_use() - before == cache.bytes());
+    KvCache copy = cache;  // shares the tensors, and their reservation
+    CHECK(kv_memory_in_use() - before == cache.bytes());
+    set_kv_memory_limit(before + 2 * cache.bytes());
+    CHECK_THROWS_WITH(model->new_cache(200), Catch::Contains("--max-memory") && Catch::Contains("bytes"));
+    CHECK(kv_memory_in_use() - before == cache.bytes());  // the refused cache reserved nothing
+    set_kv_memory_limit(0);
+  }
+  CHECK(kv_memory_in_use() == before);
+  CHECK(model->kv_bytes(100) >= 2 * 100 * 3 * 2 * 16 * 4);  // keys and values of 3 layers, 2 KV heads, head_dim 16
+}
+
+// RoPE is computed for the positions a forward uses, not tabled for every position the config
+// allows: a max_position_embeddings of 2e9 loads, and a token far out gets its own rotation.
+TEST_CASE("a model whose config allows 2e9 positions loads and decodes at any of them", "[model][kv]") {
+  ModelConfig cfg = test::tiny_config("llama");
+  cfg.max_position_embeddings = 2000000000;
+  auto model = test::load_model(test::write_model("huge-context", cfg));
+  at::InferenceMode guard;
+  KvCache near = model->new_cache(4), far = model->new_cache(4);
+  const at::Tensor at_zero = run(*model, near, {5, 6}, {}, {0, 1});
+  const at::Tensor far_out = run(*model, far, {5, 6}, {}, {1999999990, 1999999991});
+  // Relative positions are what attention sees: the same pair far out gives nearly the same logits.
+  CHECK(max_abs_diff(at_zero, far_out) < 1e-2);
+  CHECK(model->context_length() == 2000000000);
 }

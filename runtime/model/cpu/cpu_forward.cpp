@@ -209,8 +209,8 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   if (wants_hidden(0)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
 
   const int64_t half = head_dim / 2;
-  const float* rope_cos = data(weights.rope_cos);
-  const float* rope_sin = data(weights.rope_sin);
+  const float* rope_cos = plan.rope_cos.data();
+  const float* rope_sin = plan.rope_sin.data();
   const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
                              1.0f / std::sqrt(static_cast<float>(head_dim))};
   collect_seen_rows(shape, plan.visible.data(), ws.seen);
@@ -227,8 +227,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         float* row = &ws.qkv[i * qkv_width];
-        const int64_t pos = plan.positions[i];
-        rotate_heads(row, heads + kv_heads, head_dim, rope_cos + pos * half, rope_sin + pos * half);
+        rotate_heads(row, heads + kv_heads, head_dim, rope_cos + i * half, rope_sin + i * half);
         for (int64_t g = 0; g < kv_heads; ++g) {
           const int64_t slot = (g * cache.capacity() + past + i) * head_dim;
           std::memcpy(keys + slot, row + (heads + g) * head_dim, head_dim * sizeof(float));
