@@ -251,3 +251,21 @@ TEST_CASE("malformed JSON columns of a trace file are InputErrors naming it", "[
   TraceReader(path).export_steps(1, TraceFormat::JsonLines, replaced);
   CHECK_THAT(replaced.str(), Catch::Contains("\"category\":\"\xEF\xBF\xBD" "A\""));
 }
+
+TEST_CASE("SAM corpus offsets beyond the tokens are refused before they are used", "[hostile][artifact]") {
+  // Found by fuzz_artifact_hdf5: offsets [0, 100, 5] over 5 tokens copied 100 tokens from a
+  // vector of 5 before the decrease at row 2 was seen.
+  test::ScopedTempDir dir("hostile-offsets");
+  const std::string path = dir.file("calibration.h5");
+  auto error_for = [&](const std::vector<int64_t>& offsets) {
+    Hdf5File file = Hdf5File::create(path);
+    file.write_root_attribute("schema_version", 1);
+    file.write("/sam_corpus/tokens", std::vector<int32_t>{1, 2, 3, 4, 5});
+    file.write("/sam_corpus/offsets", offsets);
+    file.close();
+    return error_of([&] { read_sam_documents(open_artifact_arrays(path)); });
+  };
+  CHECK(error_for({0, 100, 5}) == path + ": /sam_corpus/offsets row 1 is beyond the last offset");
+  CHECK(error_for({0, 3, 2, 5}) == path + ": /sam_corpus/offsets decreases at row 2");
+  CHECK(error_for({0, 2, 5}) == "no error");
+}
