@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "io/json_reader.h"
 #include "io/sqlite_db.h"
 #include "util/error.h"
 
@@ -74,8 +75,8 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
     input_error(path_, "not a calibration journal of this specd: delete it and start again");
   sqlite::Statement query(*db_, "SELECT json FROM identity");
   nlohmann::json stored;
-  if (!query.step() || (stored = nlohmann::json::parse(query.text(0), nullptr, false)).is_discarded())
-    input_error(path_, "damaged calibration journal (no identity): delete it and start again");
+  if (!query.step()) input_error(path_, "damaged calibration journal (no identity): delete it and start again");
+  stored = parse_json(query.text(0), path_ + ": identity");
   if (stored != identity_)
     input_error(path_, "an interrupted calibration with other settings is there (" + describe_difference(stored, identity_) +
                            "): rerun it with its settings or delete it");
@@ -155,7 +156,7 @@ std::vector<std::vector<int32_t>> CalibrationJournal::documents(const std::strin
   sqlite::Statement query(*db_, "SELECT tokens FROM documents WHERE policy = ? ORDER BY prompt_index");
   query.bind(1, policy);
   std::vector<std::vector<int32_t>> rows;
-  while (query.step()) rows.push_back(nlohmann::json::parse(query.text(0)).get<std::vector<int32_t>>());
+  while (query.step()) rows.push_back(parse_token_list(query.text(0), path_ + ": documents.tokens"));
   return rows;
 }
 

@@ -9,6 +9,7 @@ packages=(
   libtorch-dev libopenblas0-pthread libopenblas-dev
   libeigen3-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
+  clang libclang-rt-14-dev
   nodejs
 )
 

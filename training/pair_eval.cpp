@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "io/expected_tensors.h"
+#include "io/read_file.h"
 #include "model/llama_model.h"
 #include "token_data.h"
 #include "tokenizer/tokenizer.h"
@@ -55,9 +56,7 @@ PairEval evaluate_pair(const PairEvalOptions& o, std::ostream& log) {
   std::vector<int32_t> ids;
   if (o.cache_dir.empty()) {
     Tokenizer tokenizer = Tokenizer::from_file(tokenizer_path);
-    std::ifstream in(o.text, std::ios::binary);
-    if (!in) input_error(o.text, "cannot read");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_whole_file(o.text);
     ids = tokenize_documents(tokenizer, text, kDocumentSeparator, end_of_text_id(tokenizer, tokenizer_path), o.threads);
   } else {
     ids = load_token_ids(o.text, tokenizer_path, o.cache_dir, o.threads, log);

@@ -30,11 +30,17 @@ std::string hex(uint64_t value) {
 }
 
 bool read_cache(const std::string& path, std::vector<int32_t>& ids) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return false;  // absent (or not a file): tokenize again
+  const uint64_t size = std::filesystem::file_size(path, error);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in || error) return false;
   char magic[8];
   uint64_t count = 0;
   if (!in.read(magic, 8) || std::memcmp(magic, kMagic, 8) || !in.read(reinterpret_cast<char*>(&count), 8)) return false;
+  // The count is checked against the file's size before it sizes anything: a damaged cache is
+  // rebuilt, never trusted with an allocation.
+  if (count > (size - 16) / 4 || 16 + count * 4 != size) return false;
   ids.resize(count);
   return static_cast<bool>(in.read(reinterpret_cast<char*>(ids.data()), static_cast<std::streamsize>(count * 4)));
 }

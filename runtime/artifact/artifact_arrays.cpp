@@ -83,7 +83,10 @@ std::vector<std::vector<int32_t>> read_sam_documents(const Hdf5File& file) {
                                  " has " + std::to_string(tokens.size()) + " rows");
   std::vector<std::vector<int32_t>> documents;
   for (size_t i = 1; i < offsets.size(); ++i) {
+    // Checked before the copy: a middle offset beyond the tokens is found by the next row only.
     if (offsets[i] < offsets[i - 1]) input_error(file.path(), std::string(kSamOffsets) + " decreases at row " + std::to_string(i));
+    if (offsets[i] > offsets.back())
+      input_error(file.path(), std::string(kSamOffsets) + " row " + std::to_string(i) + " is beyond the last offset");
     documents.emplace_back(tokens.begin() + offsets[i - 1], tokens.begin() + offsets[i]);
   }
   return documents;

@@ -148,8 +148,8 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   }
   const json& calibrations = object_field(reader, "calibrations");
   for (const auto& [name, provenance] : calibrations.items()) {
-    if (name != kCsdPolicy && name != kSamCorpusPolicy) input_error(where, "unknown calibration '" + name + "'");
-    if (!provenance.is_object()) input_error(where, "field 'calibrations." + name + "' must be an object");
+    if (name != kCsdPolicy && name != kSamCorpusPolicy) input_error(where, "unknown calibration " + single_quoted(name));
+    if (!provenance.is_object()) input_error(where, "field " + single_quoted("calibrations." + name) + " must be an object");
   }
   if (calibrations.contains(kCsdPolicy))
     a.csd = CsdCalibration{parse_provenance(calibrations[kCsdPolicy], where, "calibrations.csd."), {}, {}, {}};

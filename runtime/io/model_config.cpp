@@ -14,16 +14,22 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int64_t kMaxDimension = int64_t{1} << 31;  // keeps products of two sizes in int64
-
-int64_t positive_integer(const JsonObjectReader& reader, const std::string& key, int64_t value) {
+int64_t positive_integer(const JsonObjectReader& reader, const std::string& key, int64_t value, int64_t limit) {
   if (value <= 0) reader.fail(key, "must be positive, not " + std::to_string(value));
-  if (value >= kMaxDimension) reader.fail(key, "is too large: " + std::to_string(value));
+  if (value > limit) reader.fail(key, "is " + std::to_string(value) + ", above the limit of " + std::to_string(limit));
   return value;
 }
 
-int64_t positive_integer(const JsonObjectReader& reader, const std::string& key) {
-  return positive_integer(reader, key, reader.integer(key));
+int64_t positive_integer(const JsonObjectReader& reader, const std::string& key, int64_t limit) {
+  return positive_integer(reader, key, reader.integer(key), limit);
+}
+
+// Weights the config asks for; each factor is bounded, so the sum cannot overflow int64.
+int64_t parameter_count(const ModelConfig& c) {
+  const int64_t q_rows = c.num_attention_heads * c.head_dim, kv_rows = c.num_key_value_heads * c.head_dim;
+  const int64_t per_layer = 2 * c.hidden_size + (q_rows + 2 * kv_rows) * c.hidden_size + c.hidden_size * q_rows +
+                            3 * c.intermediate_size * c.hidden_size;
+  return c.vocab_size * c.hidden_size * (c.tie_word_embeddings ? 1 : 2) + c.num_hidden_layers * per_layer + c.hidden_size;
 }
 
 double positive_number(const JsonObjectReader& reader, const std::string& key, double value) {
@@ -58,7 +64,7 @@ RopeScaling parse_rope_scaling(const json& value, const std::string& where,
       reader.fail("high_freq_factor", "must be greater than low_freq_factor");
     }
     scaling.original_max_position_embeddings =
-        positive_integer(reader, "original_max_position_embeddings");
+        positive_integer(reader, "original_max_position_embeddings", kMaxPositions);
     return scaling;
   }
   input_error(where, "unsupported " + field + " type " + single_quoted(type) +
@@ -135,21 +141,21 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& where)
     reader.fail("hidden_act", "is " + single_quoted(reader.string("hidden_act")) + "; only 'silu' is supported");
   }
 
-  c.vocab_size = positive_integer(reader, "vocab_size");
-  c.hidden_size = positive_integer(reader, "hidden_size");
-  c.intermediate_size = positive_integer(reader, "intermediate_size");
-  c.num_hidden_layers = positive_integer(reader, "num_hidden_layers");
-  c.num_attention_heads = positive_integer(reader, "num_attention_heads");
+  c.vocab_size = positive_integer(reader, "vocab_size", kMaxVocabSize);
+  c.hidden_size = positive_integer(reader, "hidden_size", kMaxModelWidth);
+  c.intermediate_size = positive_integer(reader, "intermediate_size", kMaxModelWidth);
+  c.num_hidden_layers = positive_integer(reader, "num_hidden_layers", kMaxHiddenLayers);
+  c.num_attention_heads = positive_integer(reader, "num_attention_heads", kMaxModelWidth);
   c.num_key_value_heads = positive_integer(
       reader, "num_key_value_heads",
-      reader.optional_integer("num_key_value_heads").value_or(c.num_attention_heads));
+      reader.optional_integer("num_key_value_heads").value_or(c.num_attention_heads), kMaxModelWidth);
   if (c.num_attention_heads % c.num_key_value_heads != 0) {
     reader.fail("num_key_value_heads", "(" + std::to_string(c.num_key_value_heads) +
                                            ") must divide num_attention_heads (" +
                                            std::to_string(c.num_attention_heads) + ")");
   }
   if (reader.has("head_dim")) {
-    c.head_dim = positive_integer(reader, "head_dim");
+    c.head_dim = positive_integer(reader, "head_dim", kMaxModelWidth);
   } else {
     if (c.hidden_size % c.num_attention_heads != 0) {
       reader.fail("hidden_size", "is not a multiple of num_attention_heads and head_dim is not set");
@@ -157,7 +163,11 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& where)
     c.head_dim = c.hidden_size / c.num_attention_heads;
   }
   if (c.head_dim % 2 != 0) reader.fail("head_dim", "must be even for rotary embeddings");
-  c.max_position_embeddings = positive_integer(reader, "max_position_embeddings");
+  if (c.num_attention_heads * c.head_dim > kMaxModelWidth) {
+    reader.fail("num_attention_heads", "times head_dim is " + std::to_string(c.num_attention_heads * c.head_dim) +
+                                           ", above the limit of " + std::to_string(kMaxModelWidth));
+  }
+  c.max_position_embeddings = positive_integer(reader, "max_position_embeddings", kMaxPositions);
   c.rms_norm_eps = positive_number(reader, "rms_norm_eps",
                                    reader.optional_number("rms_norm_eps").value_or(1e-6));
   c.tie_word_embeddings = reader.boolean("tie_word_embeddings", false);
@@ -182,10 +192,15 @@ ModelConfig ModelConfig::from_json(const json& object, const std::string& where)
   if (llama) c.qkv_bias = c.o_proj_bias = reader.boolean("attention_bias", false);
   if (reader.boolean("mlp_bias", false)) reader.fail("mlp_bias", "true is not supported");
   if (mistral && reader.has("sliding_window")) {
-    c.sliding_window = positive_integer(reader, "sliding_window");
+    c.sliding_window = positive_integer(reader, "sliding_window", kMaxPositions);
   }
   if (qwen2 && reader.boolean("use_sliding_window", false)) {
     reader.fail("use_sliding_window", "true is not supported");
+  }
+
+  if (parameter_count(c) > kMaxParameters) {
+    input_error(where, "the sizes ask for " + std::to_string(parameter_count(c)) + " weights, above the limit of " +
+                           std::to_string(kMaxParameters));
   }
 
   c.bos_token_id = reader.optional_integer("bos_token_id");

@@ -24,6 +24,15 @@ struct RopeScaling {
   bool operator!=(const RopeScaling& other) const { return !(*this == other); }
 };
 
+// Limits on config.json's sizes, each far above any published model, checked at load so that no
+// size, and no product of sizes (tensor shapes, parameter counts, bytes), can overflow or drive
+// an absurd allocation. A field beyond its limit is refused naming config.json and the field.
+constexpr int64_t kMaxVocabSize = int64_t{1} << 24;     // 16,777,216 (ids fit kMaxTokenId)
+constexpr int64_t kMaxModelWidth = int64_t{1} << 20;    // hidden_size, intermediate_size, heads × head_dim
+constexpr int64_t kMaxHiddenLayers = 1024;
+constexpr int64_t kMaxPositions = int64_t{1} << 24;     // max_position_embeddings, sliding_window
+constexpr int64_t kMaxParameters = int64_t{1} << 40;    // about 1.1 trillion weights in all
+
 struct ModelConfig {
   std::string model_type;  // llama, mistral, qwen2
   int64_t vocab_size = 0;

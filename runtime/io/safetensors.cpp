@@ -133,16 +133,16 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   const auto* bytes = static_cast<const unsigned char*>(mapping);
   uint64_t header_size = 0;
   for (int i = 0; i < 8; ++i) header_size |= static_cast<uint64_t>(bytes[i]) << (8 * i);
+  if (header_size > kMaxSafetensorsHeaderBytes) {
+    input_error(path, "header length " + std::to_string(header_size) + " exceeds the limit of " +
+                          std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
+  }
   if (header_size > size - 8) {
     input_error(path, "header length " + std::to_string(header_size) + " exceeds the file size " +
                           std::to_string(size) + " (truncated?)");
   }
-  json header;
-  try {
-    header = json::parse(bytes + 8, bytes + 8 + header_size);
-  } catch (const json::parse_error& e) {
-    input_error(path, "header is not valid JSON (at byte " + std::to_string(e.byte) + ")");
-  }
+  const json header = parse_json(
+      std::string_view(reinterpret_cast<const char*>(bytes + 8), static_cast<size_t>(header_size)), path);
   if (!header.is_object()) input_error(path, "header is not a JSON object");
 
   const unsigned char* buffer = bytes + 8 + header_size;

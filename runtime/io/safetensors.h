@@ -23,6 +23,10 @@ struct TensorView {
   size_t nbytes = 0;
 };
 
+// The largest header a file may declare (the safetensors library's own limit, 100 MB): its length
+// field is read before anything else and must not size an allocation unchecked.
+constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
+
 int64_t element_count(const std::vector<int64_t>& shape);
 std::string shape_string(const std::vector<int64_t>& shape);  // "[4096, 32000]"
 

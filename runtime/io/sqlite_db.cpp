@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "io/read_file.h"
 #include "util/error.h"
 
 namespace specd::sqlite {
@@ -10,6 +11,8 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   const int flags = mode == Mode::ReadOnly       ? SQLITE_OPEN_READONLY
                     : mode == Mode::ReadExisting ? SQLITE_OPEN_READWRITE
                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  // SQLite's own open would block on a FIFO; a file to read must be a regular one.
+  if (mode != Mode::ReadWriteCreate) require_regular_file(path);
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);

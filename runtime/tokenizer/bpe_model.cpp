@@ -1,8 +1,11 @@
 #include "tokenizer/bpe_model.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "io/json_reader.h"
+#include "tokenizer/token_id.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -33,7 +36,7 @@ std::pair<std::string, std::string> merge_parts(const nlohmann::json& merge,
     const std::size_t space = text.find(' ');
     if (space != std::string::npos) return {text.substr(0, space), text.substr(space + 1)};
   }
-  input_error(where, "bad BPE merge " + merge.dump());
+  input_error(where, "bad BPE merge " + json_excerpt(merge));
 }
 
 }  // namespace
@@ -41,16 +44,19 @@ std::pair<std::string, std::string> merge_parts(const nlohmann::json& merge,
 std::unique_ptr<BpeModel> BpeModel::from_json(const nlohmann::json& model,
                                               const std::string& where) {
   std::unique_ptr<BpeModel> bpe(new BpeModel());
+  bpe->where_ = where;
   const auto dropout = model.find("dropout");
   if (dropout != model.end() && !dropout->is_null() && dropout->get<double>() != 0.0) {
     input_error(where, "BPE dropout is not supported (tokenization would be random)");
   }
-  for (const auto& [token, id_json] : model.at("vocab").items()) {
-    const int32_t id = id_json.get<int32_t>();
-    if (id < 0) input_error(where, "negative id for token \"" + token + "\"");
+  const nlohmann::json& vocab = model.at("vocab");
+  if (!vocab.is_object()) input_error(where, "model.vocab must be an object of token: id");
+  for (const auto& [token, id_json] : vocab.items()) {
+    const int32_t id = token_id(id_json, where, "model.vocab id of " + single_quoted(token));
     bpe->vocab_.emplace(token, id);
-    if (static_cast<std::size_t>(id) >= bpe->tokens_.size()) bpe->tokens_.resize(id + 1);
+    // By id in a map, not a vector sized by the largest id: a sparse vocabulary costs its entries.
     bpe->tokens_[id] = token;
+    bpe->max_id_ = std::max(bpe->max_id_, id);
   }
   const std::string unk = optional_string(model, "unk_token");
   if (!unk.empty()) bpe->unk_token_ = unk;
@@ -63,7 +69,7 @@ std::unique_ptr<BpeModel> BpeModel::from_json(const nlohmann::json& model,
   const auto id_of = [&](const std::string& token) {
     const auto found = bpe->vocab_.find(token);
     if (found == bpe->vocab_.end()) {
-      input_error(where, "BPE merge uses \"" + token + "\", which is not in the vocab");
+      input_error(where, "BPE merge uses " + single_quoted(token) + ", which is not in the vocab");
     }
     return found->second;
   };
@@ -71,7 +77,7 @@ std::unique_ptr<BpeModel> BpeModel::from_json(const nlohmann::json& model,
   int32_t rank = 0;
   for (const auto& merge : model.at("merges")) {
     const auto [left, right] = merge_parts(merge, where);
-    if (right.size() < prefix_length) input_error(where, "bad BPE merge " + merge.dump());
+    if (right.size() < prefix_length) input_error(where, "bad BPE merge " + json_excerpt(merge));
     const int32_t left_id = id_of(left);
     const int32_t right_id = id_of(right);
     const int32_t new_id = id_of(left + right.substr(prefix_length));
@@ -121,7 +127,7 @@ std::vector<int32_t> BpeModel::merge_word(std::string_view word) const {
     if (!unk_token_) continue;  // no unknown token: the character is dropped, as in HF
     const auto unk = vocab_.find(*unk_token_);
     if (unk == vocab_.end()) {
-      throw InputError("tokenizer: unk_token \"" + *unk_token_ + "\" is not in the vocab");
+      input_error(where_, "unk_token " + single_quoted(*unk_token_) + " is not in the vocab");
     }
     if (pending_unk && !fuse_unk_) ids.push_back(*pending_unk);
     pending_unk = unk->second;
@@ -167,10 +173,8 @@ std::optional<int32_t> BpeModel::token_to_id(std::string_view token) const {
 }
 
 const std::string* BpeModel::id_to_token(int32_t id) const {
-  if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size() || tokens_[id].empty()) {
-    return nullptr;
-  }
-  return &tokens_[id];
+  const auto found = tokens_.find(id);
+  return found == tokens_.end() || found->second.empty() ? nullptr : &found->second;
 }
 
 }  // namespace specd

@@ -26,7 +26,7 @@ class BpeModel {
   std::optional<int32_t> token_to_id(std::string_view token) const;
   // nullptr for ids outside the vocabulary.
   const std::string* id_to_token(int32_t id) const;
-  int32_t max_id() const { return static_cast<int32_t>(tokens_.size()) - 1; }
+  int32_t max_id() const { return max_id_; }
 
  private:
   BpeModel() = default;
@@ -35,7 +35,9 @@ class BpeModel {
   bool append_byte_fallback(std::string_view character, std::vector<int32_t>& ids) const;
 
   std::unordered_map<std::string, int32_t> vocab_;
-  std::vector<std::string> tokens_;  // by id; empty where an id is unused
+  std::unordered_map<int32_t, std::string> tokens_;  // by id
+  int32_t max_id_ = -1;
+  std::string where_;  // the tokenizer.json path, for errors found while encoding
   MergeTable merges_;
   std::optional<std::string> unk_token_;
   std::string continuing_subword_prefix_;

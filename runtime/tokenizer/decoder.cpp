@@ -5,6 +5,7 @@
 #include "tokenizer/byte_level_alphabet.h"
 #include "tokenizer/metaspace.h"
 #include "tokenizer/pattern.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -170,8 +171,10 @@ std::unique_ptr<Decoder> make_decoder(const nlohmann::json& config, const std::s
   if (type == "ByteFallback") return std::make_unique<ByteFallbackDecoder>();
   if (type == "Fuse") return std::make_unique<FuseDecoder>();
   if (type == "Strip") {
-    return std::make_unique<StripDecoder>(config.at("content").get<std::string>(),
-                                          config.at("start").get<std::size_t>(),
+    // HF's content is one character; an empty one would strip nothing, start/stop times over.
+    const std::string content = config.at("content").get<std::string>();
+    if (content.empty()) input_error(where, "decoder Strip needs a non-empty content");
+    return std::make_unique<StripDecoder>(content, config.at("start").get<std::size_t>(),
                                           config.at("stop").get<std::size_t>());
   }
   if (type == "Sequence") {
@@ -181,7 +184,7 @@ std::unique_ptr<Decoder> make_decoder(const nlohmann::json& config, const std::s
     }
     return std::make_unique<SequenceDecoder>(std::move(steps));
   }
-  input_error(where, "unsupported decoder type \"" + type + "\"");
+  input_error(where, "unsupported decoder type " + single_quoted(type));
 }
 
 }  // namespace specd

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/split_behavior.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -27,7 +28,7 @@ MetaspaceOptions parse_metaspace_options(const nlohmann::json& config, const std
     } else if (scheme == "never") {
       options.prepend_scheme = PrependScheme::Never;
     } else {
-      input_error(where, "unknown Metaspace prepend_scheme \"" + scheme + "\"");
+      input_error(where, "unknown Metaspace prepend_scheme " + single_quoted(scheme));
     }
   } else if (config.contains("add_prefix_space")) {
     options.prepend_scheme =

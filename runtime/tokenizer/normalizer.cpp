@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tokenizer/pattern.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
@@ -97,7 +98,7 @@ std::unique_ptr<Normalizer> make_normalizer(const nlohmann::json& config,
     }
     return std::make_unique<SequenceNormalizer>(std::move(steps));
   }
-  input_error(where, "unsupported normalizer type \"" + type + "\"");
+  input_error(where, "unsupported normalizer type " + single_quoted(type));
 }
 
 }  // namespace specd

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/regex_dialect.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
@@ -17,7 +18,7 @@ Pattern Pattern::from_json(const nlohmann::json& config, const std::string& wher
         oniguruma_to_pcre2(config.at("Regex").get<std::string>()), where);
     return pattern;
   }
-  input_error(where, "pattern must be {\"String\": ...} or {\"Regex\": ...}, got " + config.dump());
+  input_error(where, "pattern must be {\"String\": ...} or {\"Regex\": ...}, got " + json_excerpt(config));
 }
 
 Pattern Pattern::literal(std::string text) {

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tokenizer/token_id.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
@@ -46,14 +48,14 @@ std::unique_ptr<PostProcessor> make_template(const nlohmann::json& config,
       continue;
     }
     if (!item.contains("SpecialToken")) {
-      input_error(where, "unsupported TemplateProcessing item " + item.dump());
+      input_error(where, "unsupported TemplateProcessing item " + json_excerpt(item));
     }
     const std::string name = item.at("SpecialToken").at("id").get<std::string>();
     if (!specials.contains(name)) {
-      input_error(where, "TemplateProcessing uses \"" + name + "\", missing from special_tokens");
+      input_error(where, "TemplateProcessing uses " + single_quoted(name) + ", missing from special_tokens");
     }
     for (const auto& id : specials.at(name).at("ids")) {
-      (seen_sequence ? after : before).push_back(id.get<int32_t>());
+      (seen_sequence ? after : before).push_back(token_id(id, where, "post_processor special_tokens id"));
     }
   }
   if (!seen_sequence) input_error(where, "TemplateProcessing single template has no sequence");
@@ -75,7 +77,7 @@ std::unique_ptr<PostProcessor> make_post_processor(const nlohmann::json& config,
     }
     return std::make_unique<SequenceProcessor>(std::move(steps));
   }
-  input_error(where, "unsupported post_processor type \"" + type + "\"");
+  input_error(where, "unsupported post_processor type " + single_quoted(type));
 }
 
 }  // namespace specd

@@ -6,6 +6,7 @@
 #include "tokenizer/metaspace.h"
 #include "tokenizer/pattern.h"
 #include "tokenizer/split_behavior.h"
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
@@ -78,7 +79,7 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const nlohmann::json& config,
     }
     return std::make_unique<SequencePreTokenizer>(std::move(steps));
   }
-  input_error(where, "unsupported pre_tokenizer type \"" + type + "\"");
+  input_error(where, "unsupported pre_tokenizer type " + single_quoted(type));
 }
 
 }  // namespace specd

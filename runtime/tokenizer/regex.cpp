@@ -5,13 +5,23 @@
 
 #include <stdexcept>
 
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
 
+// The interpreter's backtracking memory per match (KiB): PCRE2's default of 20 GB would let a
+// catastrophic pattern exhaust memory before its match limit stops it.
+constexpr uint32_t kHeapLimitKiB = 256 * 1024;
+
 struct Regex::Compiled {
   pcre2_code* code = nullptr;
-  ~Compiled() { pcre2_code_free(code); }
+  pcre2_match_context* context = nullptr;
+  std::string where, pattern;  // for the error when a match gives up
+  ~Compiled() {
+    pcre2_match_context_free(context);
+    pcre2_code_free(code);
+  }
 };
 
 namespace {
@@ -25,21 +35,23 @@ struct MatchData {
 
 // A match (>= 0) or PCRE2_ERROR_NOMATCH; anything else is thrown, never read as "no match",
 // since that would silently cut the text wrong. PCRE2_NO_UTF_CHECK: callers hand over valid
-// UTF-8 (the tokenizer checks its input once).
-int run_match(const pcre2_code* code, std::string_view text, std::size_t start, uint32_t options,
-              pcre2_match_data* data) {
+// UTF-8 (the tokenizer checks its input once). A pattern that gives up (match, depth or heap
+// limit: catastrophic backtracking) is the tokenizer file's fault: an InputError naming it.
+int run_match(const Regex::Compiled& compiled, std::string_view text, std::size_t start,
+              uint32_t options, pcre2_match_data* data) {
   const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   options |= PCRE2_NO_UTF_CHECK;
-  int rc = pcre2_match(code, subject, text.size(), start, options, data, nullptr);
+  int rc = pcre2_match(compiled.code, subject, text.size(), start, options, data, compiled.context);
   if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
     // The interpreter keeps its backtracking state on the heap, which has far more room.
-    rc = pcre2_match(code, subject, text.size(), start, options | PCRE2_NO_JIT, data, nullptr);
+    rc = pcre2_match(compiled.code, subject, text.size(), start, options | PCRE2_NO_JIT, data,
+                     compiled.context);
   }
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(rc, message, sizeof message);
-    throw std::runtime_error(std::string("regex match failed: ") +
-                             reinterpret_cast<const char*>(message));
+    input_error(compiled.where, "regex " + single_quoted(compiled.pattern) + " gave up on the text (" +
+                                    reinterpret_cast<const char*>(message) + ")");
   }
   return rc;
 }
@@ -50,14 +62,19 @@ Regex::Regex(const std::string& pattern, const std::string& where)
     : compiled_(std::make_unique<Compiled>()) {
   int error = 0;
   PCRE2_SIZE offset = 0;
+  compiled_->where = where;
+  compiled_->pattern = pattern;
   compiled_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
   if (!compiled_->code) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error, message, sizeof message);
-    input_error(where, "bad regex /" + pattern + "/ at offset " + std::to_string(offset) + ": " +
+    input_error(where, "bad regex " + single_quoted(pattern) + " at offset " + std::to_string(offset) + ": " +
                            reinterpret_cast<const char*>(message));
   }
+  compiled_->context = pcre2_match_context_create(nullptr);
+  if (!compiled_->context) throw std::bad_alloc();
+  pcre2_set_heap_limit(compiled_->context, kHeapLimitKiB);
   pcre2_jit_compile(compiled_->code, PCRE2_JIT_COMPLETE);  // optional speed-up; falls back
 }
 
@@ -71,7 +88,7 @@ std::vector<ByteRange> Regex::find_all(std::string_view text) const {
   std::size_t start = 0;
   uint32_t options = 0;
   while (start <= text.size()) {
-    const int rc = run_match(compiled_->code, text, start, options, match.data);
+    const int rc = run_match(*compiled_, text, start, options, match.data);
     if (rc == PCRE2_ERROR_NOMATCH) {
       if (options == 0 || start >= text.size()) break;
       // An empty match was refused here: step over one character and look again.
@@ -92,12 +109,12 @@ std::vector<ByteRange> Regex::find_all(std::string_view text) const {
 
 bool Regex::search(std::string_view text) const {
   MatchData match(compiled_->code);
-  return run_match(compiled_->code, text, 0, 0, match.data) >= 0;
+  return run_match(*compiled_, text, 0, 0, match.data) >= 0;
 }
 
 std::size_t Regex::match_prefix(std::string_view text) const {
   MatchData match(compiled_->code);
-  if (run_match(compiled_->code, text, 0, PCRE2_ANCHORED, match.data) < 0) return 0;
+  if (run_match(*compiled_, text, 0, PCRE2_ANCHORED, match.data) < 0) return 0;
   return pcre2_get_ovector_pointer(match.data)[1];
 }
 

@@ -14,7 +14,8 @@ using ByteRange = std::pair<std::size_t, std::size_t>;  // [first, second) in by
 
 class Regex {
  public:
-  // Throws InputError("<where>: bad regex ...") when the pattern does not compile.
+  // Throws InputError("<where>: bad regex ...") when the pattern does not compile, and when a
+  // match gives up (catastrophic backtracking hits PCRE2's match or memory limit).
   Regex(const std::string& pattern, const std::string& where);
   ~Regex();
   Regex(Regex&&) noexcept;
@@ -26,8 +27,9 @@ class Regex {
   // End of the match anchored at the start of `text`, or 0 when none.
   std::size_t match_prefix(std::string_view text) const;
 
+ struct Compiled;
+
  private:
-  struct Compiled;
   std::unique_ptr<Compiled> compiled_;
 };
 

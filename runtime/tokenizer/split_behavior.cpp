@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "io/json_reader.h"
 #include "util/error.h"
 
 namespace specd {
@@ -81,7 +82,7 @@ SplitBehavior parse_split_behavior(const std::string& name, const std::string& w
   if (name == "MergedWithPrevious") return SplitBehavior::MergedWithPrevious;
   if (name == "MergedWithNext") return SplitBehavior::MergedWithNext;
   if (name == "Contiguous") return SplitBehavior::Contiguous;
-  input_error(where, "unknown split behavior \"" + name + "\"");
+  input_error(where, "unknown split behavior " + single_quoted(name));
 }
 
 void split_at_matches(const TextPiece& piece, const std::vector<ByteRange>& matches,

@@ -1,46 +1,34 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
+#include "io/json_reader.h"
 #include "tokenizer/added_vocabulary.h"
 #include "tokenizer/bpe_model.h"
 #include "tokenizer/decoder.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/post_processor.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/token_id.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
 namespace specd {
 namespace {
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) input_error(path, "cannot open file");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  try {
-    return nlohmann::json::parse(contents.str());
-  } catch (const nlohmann::json::parse_error& error) {
-    input_error(path, std::string("invalid JSON: ") + error.what());
-  }
-}
-
 bool flag(const nlohmann::json& config, const char* name) {
   const auto found = config.find(name);
   return found != config.end() && found->get<bool>();
 }
 
-std::vector<AddedToken> parse_added_tokens(const nlohmann::json& config) {
+std::vector<AddedToken> parse_added_tokens(const nlohmann::json& config, const std::string& where) {
   std::vector<AddedToken> tokens;
   if (!config.contains("added_tokens") || config.at("added_tokens").is_null()) return tokens;
   for (const auto& entry : config.at("added_tokens")) {
     AddedToken token;
-    token.id = entry.at("id").get<int32_t>();
+    token.id = token_id(entry.at("id"), where, "added_tokens id");
     token.content = entry.at("content").get<std::string>();
     token.special = flag(entry, "special");
     token.lstrip = flag(entry, "lstrip");
@@ -57,7 +45,7 @@ std::unique_ptr<BpeModel> make_model(const nlohmann::json& model, const std::str
   const std::string type = model.contains("type") ? model.at("type").get<std::string>()
                            : model.contains("merges") ? "BPE"
                                                       : "(none)";
-  if (type != "BPE") input_error(where, "unsupported model type \"" + type + "\"");
+  if (type != "BPE") input_error(where, "unsupported model type " + single_quoted(type));
   return BpeModel::from_json(model, where);
 }
 
@@ -69,7 +57,7 @@ Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
 Tokenizer Tokenizer::from_file(const std::string& path) {
-  const nlohmann::json config = read_json(path);
+  const nlohmann::json config = read_json_file(path);
   Tokenizer tokenizer;
   try {
     if (!config.is_object() || !config.contains("model")) input_error(path, "no \"model\" section");
@@ -81,10 +69,11 @@ Tokenizer Tokenizer::from_file(const std::string& path) {
     tokenizer.post_processor_ =
         make_post_processor(config.value("post_processor", nlohmann::json()), path);
     tokenizer.decoder_ = make_decoder(config.value("decoder", nlohmann::json()), path);
-    tokenizer.added_ = std::make_unique<AddedVocabulary>(parse_added_tokens(config),
+    tokenizer.added_ = std::make_unique<AddedVocabulary>(parse_added_tokens(config, path),
                                                          tokenizer.normalizer_.get());
   } catch (const nlohmann::json::exception& error) {
-    input_error(path, std::string("malformed tokenizer.json: ") + error.what());
+    // type_error / out_of_range of a field read with .get or .at: short, and kept on one line.
+    input_error(path, "malformed tokenizer.json: " + single_quoted(error.what()));
   }
   return tokenizer;
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_reader.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
 
@@ -92,9 +93,8 @@ std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
     r.info.prompt_tokens = query.int64(3);
     r.outcome.wall_ms = query.real(4);
     r.output_hash = query.text(5);
-    const auto tokens = nlohmann::json::parse(query.text(6), nullptr, /*allow_exceptions=*/false);
-    if (!tokens.is_array()) input_error(db_.path(), "run " + std::to_string(run_id) + ": malformed output_tokens");
-    r.outcome.output_tokens = tokens.get<std::vector<int32_t>>();
+    const std::string where = db_.path() + ": run " + std::to_string(run_id) + " request " + std::to_string(r.info.index) + " output_tokens";
+    r.outcome.output_tokens = parse_token_list(query.text(6), where);
     r.outcome.measurement = query.text(7);
     requests.push_back(std::move(r));
   }
@@ -175,8 +175,12 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
     line["rescued"] = r.rescued;
     line["relaxed"] = r.relaxed;
     line["accepted_verdicts"] = r.accepted_verdicts;
-    line["decision_scores"] = r.decision_scores.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json::parse(r.decision_scores);
-    out << line.dump() << '\n';
+    line["decision_scores"] = r.decision_scores.empty()
+                                  ? nlohmann::ordered_json(nullptr)
+                                  : nlohmann::ordered_json(parse_json(r.decision_scores, db_.path() + ": run " + std::to_string(run_id) +
+                                                                                             " step " + std::to_string(s.step) + " decision_scores"));
+    // Text columns of a foreign file may hold invalid UTF-8: replaced, as the CSV export keeps them.
+    out << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   }
 }
 

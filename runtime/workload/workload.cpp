@@ -2,76 +2,73 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
+#include "io/json_reader.h"
+#include "io/read_file.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
 namespace specd {
 namespace {
 
-std::string required_string(const nlohmann::json& record, const char* field, const std::string& where) {
-  if (!record.contains(field)) input_error(where, std::string("missing field '") + field + "'");
-  if (!record[field].is_string()) input_error(where, std::string("field '") + field + "' must be a string");
-  return record[field].get<std::string>();
+// A list of strings (non-empty unless `may_be_empty`); InputError naming the field otherwise.
+std::vector<std::string> strings(const JsonObjectReader& reader, const std::string& key, const std::string& problem) {
+  const nlohmann::json& list = reader.at(key);
+  if (!list.is_array() || list.empty()) reader.fail(key, problem);
+  std::vector<std::string> out;
+  for (const auto& item : list) {
+    if (!item.is_string()) reader.fail(key, problem);
+    out.push_back(item.get<std::string>());
+  }
+  return out;
 }
 
-WorkloadItem parse_item(const std::string& line, const std::string& where) {
+WorkloadItem parse_item(std::string_view line, const std::string& where) {
   if (!is_valid_utf8(line)) input_error(where, "is not valid UTF-8");
-  nlohmann::json record;
-  try {
-    record = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error&) {
-    input_error(where, "is not a JSON object");
-  }
+  const nlohmann::json record = parse_json(line, where);
   if (!record.is_object()) input_error(where, "is not a JSON object");
+  const JsonObjectReader reader(record, where);
   WorkloadItem item;
-  item.id = required_string(record, "id", where);
-  item.category = required_string(record, "category", where);
-  item.source = record.value("source", "");
-  item.license = record.value("license", "");
-  if (record.contains("prompt") == record.contains("turns")) input_error(where, "needs exactly one of 'prompt' and 'turns'");
-  if (record.contains("prompt")) {
-    item.turns.push_back(required_string(record, "prompt", where));
+  item.id = reader.string("id");
+  item.category = reader.string("category");
+  item.source = reader.optional_string("source").value_or("");
+  item.license = reader.optional_string("license").value_or("");
+  if (reader.has("prompt") == reader.has("turns")) input_error(where, "needs exactly one of 'prompt' and 'turns'");
+  if (reader.has("prompt")) {
+    item.turns.push_back(reader.string("prompt"));
   } else {
-    if (!record["turns"].is_array() || record["turns"].empty()) input_error(where, "field 'turns' must be a non-empty list of strings");
-    for (const auto& turn : record["turns"]) {
-      if (!turn.is_string()) input_error(where, "field 'turns' must be a non-empty list of strings");
-      item.turns.push_back(turn.get<std::string>());
-    }
+    item.turns = strings(reader, "turns", "must be a non-empty list of strings");
   }
-  if (!record.contains("max_new_tokens") || !record["max_new_tokens"].is_number_integer() || record["max_new_tokens"].get<int64_t>() < 1)
-    input_error(where, "field 'max_new_tokens' must be a positive integer");
-  item.max_new_tokens = record["max_new_tokens"].get<int64_t>();
+  if (!reader.has("max_new_tokens") || !record["max_new_tokens"].is_number_integer() ||
+      reader.integer("max_new_tokens") < 1)
+    reader.fail("max_new_tokens", "must be a positive integer");
+  item.max_new_tokens = reader.integer("max_new_tokens");
   // Quality checks only: a reference answer for the one prompt, or one per turn.
-  if (record.contains("reference")) {
-    if (!record["reference"].is_string()) input_error(where, "field 'reference' must be a string");
-    item.references.push_back(record["reference"].get<std::string>());
-  } else if (record.contains("references")) {
-    const auto& refs = record["references"];
-    if (!refs.is_array() || refs.size() != item.turns.size())
-      input_error(where, "field 'references' must be a list of strings, one per turn");
-    for (const auto& ref : refs) {
-      if (!ref.is_string()) input_error(where, "field 'references' must be a list of strings, one per turn");
-      item.references.push_back(ref.get<std::string>());
-    }
+  if (reader.has("reference")) {
+    item.references.push_back(reader.string("reference"));
+  } else if (reader.has("references")) {
+    const std::string problem = "must be a list of strings, one per turn";
+    item.references = strings(reader, "references", problem);
+    if (item.references.size() != item.turns.size()) reader.fail("references", problem);
   }
   return item;
 }
 
 }  // namespace
 
-std::vector<WorkloadItem> read_workload(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) input_error(path, "cannot be read");
+std::vector<WorkloadItem> parse_workload(std::string_view text, const std::string& path) {
   std::vector<WorkloadItem> items;
-  std::string line;
-  for (int64_t number = 1; std::getline(in, line); ++number) {
-    if (line.empty()) continue;
-    items.push_back(parse_item(line, path + ":" + std::to_string(number)));
+  int64_t number = 1;
+  for (size_t begin = 0; begin < text.size(); ++number) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(begin, end - begin);
+    if (!line.empty()) items.push_back(parse_item(line, path + ":" + std::to_string(number)));
+    begin = end + 1;
   }
   if (items.empty()) input_error(path, "holds no prompts");
   return items;
 }
+
+std::vector<WorkloadItem> read_workload(const std::string& path) { return parse_workload(read_whole_file(path), path); }
 
 }  // namespace specd

@@ -4,6 +4,7 @@
 // "source", "license"}.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace specd {
@@ -19,5 +20,7 @@ struct WorkloadItem {
 
 // Throws InputError "PATH:LINE: problem" for an unreadable file or a malformed line.
 std::vector<WorkloadItem> read_workload(const std::string& path);
+// The same for a file's text already read (PATH names it in errors).
+std::vector<WorkloadItem> parse_workload(std::string_view text, const std::string& path);
 
 }  // namespace specd

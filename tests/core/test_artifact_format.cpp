@@ -216,7 +216,8 @@ TEST_CASE("artifact: a malformed manifest is refused naming the field", "[artifa
         where + "field 'calibrations.csd.shard.index' must be in [0, shard.count)");
   CHECK(error_after([](auto& m) { m["calibrations"]["arc"] = nlohmann::json::object(); }) == where + "unknown calibration 'arc'");
   test::write_text_file(dir + "/manifest.json", "{");
-  CHECK(read_error(dir) == where + "invalid JSON at byte 2");
+  CHECK(read_error(dir) == where + "invalid JSON at byte 2: parse error at line 1, column 2: syntax error while parsing object key - "
+                              "unexpected end of input; expected string literal");
   std::filesystem::remove(dir + "/manifest.json");
   CHECK_THAT(read_error(dir), Catch::StartsWith(where + "cannot open"));
 }

@@ -531,3 +531,30 @@ TEST_CASE("check_checkpoint names file, tensor and the mismatch", "[config]") {
           file + ": tensor 'lm_head.weight' has shape [16, 4], expected [16, 8] from config.json");
   }
 }
+
+TEST_CASE("absurd sizes in config.json are refused at load against a stated limit", "[config][limits]") {
+  const char* base = kLlama2_7B;
+  CHECK(config_error(base, [](json& j) { j["max_position_embeddings"] = 2000000000; }) ==
+        "m/config.json: field 'max_position_embeddings' is 2000000000, above the limit of 16777216");
+  CHECK(config_error(base, [](json& j) { j["hidden_size"] = int64_t{1} << 40; }) ==
+        "m/config.json: field 'hidden_size' is 1099511627776, above the limit of 1048576");
+  CHECK(config_error(base, [](json& j) { j["intermediate_size"] = -5; }) ==
+        "m/config.json: field 'intermediate_size' must be positive, not -5");
+  CHECK(config_error(base, [](json& j) { j["num_hidden_layers"] = 0; }) ==
+        "m/config.json: field 'num_hidden_layers' must be positive, not 0");
+  CHECK(config_error(base, [](json& j) { j["num_hidden_layers"] = 100000; }) ==
+        "m/config.json: field 'num_hidden_layers' is 100000, above the limit of 1024");
+  CHECK(config_error(base, [](json& j) { j["vocab_size"] = uint64_t{1} << 63; }) ==
+        "m/config.json: field 'vocab_size' is too large");
+  CHECK(config_error(base, [](json& j) { j["model_type"] = "mistral"; j["sliding_window"] = int64_t{1} << 30; }) ==
+        "m/config.json: field 'sliding_window' is 1073741824, above the limit of 16777216");
+  // Each size within its limit, their products beyond int32 and beyond the parameter limit.
+  CHECK(config_error(base, [](json& j) { j["num_attention_heads"] = 65536; j["num_key_value_heads"] = 65536; j["head_dim"] = 65536; }) ==
+        "m/config.json: field 'num_attention_heads' times head_dim is 4294967296, above the limit of 1048576");
+  CHECK(config_error(base, [](json& j) {
+          j["vocab_size"] = 16777216;
+          j["hidden_size"] = 1048576;
+          j["num_attention_heads"] = 16;
+          j["num_key_value_heads"] = 16;
+        }) == "m/config.json: the sizes ask for 177030030163968 weights, above the limit of 1099511627776");
+}

@@ -54,7 +54,7 @@ TEST_CASE("the minimal tokenizer used below loads", "[tokenizer]") {
 
 TEST_CASE("a missing tokenizer.json is an InputError naming it", "[tokenizer]") {
   const std::string path = "/nonexistent/specd/tokenizer.json";
-  CHECK_THROWS_WITH(Tokenizer::from_file(path), Catch::StartsWith(path + ": cannot open file"));
+  CHECK_THROWS_WITH(Tokenizer::from_file(path), Catch::StartsWith(path + ": cannot open: No such file"));
 }
 
 TEST_CASE("invalid JSON is an InputError naming the file", "[tokenizer]") {
@@ -65,28 +65,28 @@ TEST_CASE("invalid JSON is an InputError naming the file", "[tokenizer]") {
 
 TEST_CASE("unsupported components are InputErrors naming file and component", "[tokenizer]") {
   CHECK_THAT(load_error_after([](json& c) { c["model"]["type"] = "WordPiece"; }),
-             Catch::Contains("unsupported model type \"WordPiece\""));
+             Catch::Contains("unsupported model type 'WordPiece'"));
   CHECK_THAT(load_error_after([](json& c) { c["model"] = {{"type", "Unigram"}, {"vocab", json::array()}}; }),
-             Catch::Contains("unsupported model type \"Unigram\""));
+             Catch::Contains("unsupported model type 'Unigram'"));
   CHECK_THAT(load_error_after([](json& c) { c["normalizer"] = {{"type", "BertNormalizer"}}; }),
-             Catch::Contains("unsupported normalizer type \"BertNormalizer\""));
+             Catch::Contains("unsupported normalizer type 'BertNormalizer'"));
   CHECK_THAT(load_error_after([](json& c) { c["pre_tokenizer"] = {{"type", "Whitespace"}}; }),
-             Catch::Contains("unsupported pre_tokenizer type \"Whitespace\""));
+             Catch::Contains("unsupported pre_tokenizer type 'Whitespace'"));
   CHECK_THAT(load_error_after([](json& c) { c["post_processor"] = {{"type", "BertProcessing"}}; }),
-             Catch::Contains("unsupported post_processor type \"BertProcessing\""));
+             Catch::Contains("unsupported post_processor type 'BertProcessing'"));
   CHECK_THAT(load_error_after([](json& c) { c["decoder"] = {{"type", "WordPiece"}}; }),
-             Catch::Contains("unsupported decoder type \"WordPiece\""));
+             Catch::Contains("unsupported decoder type 'WordPiece'"));
 }
 
 TEST_CASE("malformed parts of a tokenizer.json are InputErrors", "[tokenizer]") {
   CHECK_THAT(load_error_after([](json& c) { c.erase("model"); }),
              Catch::Contains("no \"model\" section"));
   CHECK_THAT(load_error_after([](json& c) { c["model"]["merges"] = {"a c"}; }),
-             Catch::Contains("\"c\", which is not in the vocab"));
+             Catch::Contains("'c', which is not in the vocab"));
   CHECK_THAT(load_error_after([](json& c) { c["model"]["merges"] = {"ab"}; }),
              Catch::Contains("bad BPE merge"));
   CHECK_THAT(load_error_after([](json& c) { c["model"]["vocab"] = "not a map"; }),
-             Catch::Contains("malformed tokenizer.json"));
+             Catch::Contains("model.vocab must be an object"));
   CHECK_THAT(load_error_after([](json& c) { c["model"]["dropout"] = 0.1; }),
              Catch::Contains("dropout"));
   CHECK_THAT(load_error_after([](json& c) {
@@ -99,7 +99,7 @@ TEST_CASE("malformed parts of a tokenizer.json are InputErrors", "[tokenizer]") 
                c["pre_tokenizer"] = {
                    {"type", "Split"}, {"pattern", {{"String", " "}}}, {"behavior", "Sideways"}};
              }),
-             Catch::Contains("unknown split behavior \"Sideways\""));
+             Catch::Contains("unknown split behavior 'Sideways'"));
   CHECK_THAT(load_error_after([](json& c) {
                c["post_processor"] = {{"type", "TemplateProcessing"},
                                       {"single", {{{"SpecialToken", {{"id", "<s>"}}}},

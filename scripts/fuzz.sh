@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of the loaders (fuzz/) with clang, ASan and UBSan in build-fuzz/
+# and runs each for N seconds on its seed corpus (fuzz/seeds/HARNESS, plus seeds made at run time
+# from the project's files), keeping what it finds new in build-fuzz/corpus/HARNESS.
+#   scripts/fuzz.sh [--seconds N] [harness...]   (default 600 s each, every harness)
+# Exit 1 on any finding (crash, sanitizer report, an exception other than an input error, a
+# timeout, memory beyond 2 GB); the input that caused it is in build-fuzz/findings/. Each clean
+# run adds a line to build-fuzz/fuzz-history.tsv (date, harness, seconds, executions).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=600
+harnesses=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --seconds=*) seconds="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) harnesses+=("$1"); shift ;;
+  esac
+done
+all=(config safetensors tokenizer tokenizer_encode workload manifest artifact_sqlite artifact_hdf5 traces)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
+for h in "${harnesses[@]}"; do
+  [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz.sh: unknown harness $h (harnesses: ${all[*]})" >&2; exit 2; }
+done
+
+build=build-fuzz
+start=$(date +%s)
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECD_FUZZ=ON -DSPECD_NATIVE=OFF >/dev/null
+cmake --build "$build" --target make_fuzz_seeds "${harnesses[@]/#/fuzz_}" -j"$(nproc)"
+echo "fuzz.sh: built in $(( $(date +%s) - start )) s" >&2
+"$build/fuzz/make_fuzz_seeds" "$build/seeds"
+
+# ASan's defaults plus: report leaks (a loader that leaks on bad input is a finding too).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan-suppressions.txt}"
+failed=()
+mkdir -p "$build/findings" "$build/logs"
+for h in "${harnesses[@]}"; do
+  corpus="$build/corpus/$h"
+  mkdir -p "$corpus" "$build/seeds/$h"
+  log="$build/logs/$h.log"
+  seeds=(fuzz/seeds/$h)
+  [ -d "${seeds[0]}" ] || seeds=()
+  set +e
+  "$build/fuzz/fuzz_$h" "$corpus" "${seeds[@]}" "$build/seeds/$h" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    -timeout=20 -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/findings/$h-" >"$log" 2>&1
+  status=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
+  if [ $status -eq 0 ]; then
+    printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" "$seconds" "${execs:-0}" >>"$build/fuzz-history.tsv"
+    echo "fuzz.sh: $h clean: ${seconds} s, ${execs:-?} executions, corpus $(ls "$corpus" | wc -l) inputs" >&2
+  else
+    failed+=("$h")
+    echo "fuzz.sh: $h FOUND A PROBLEM (exit $status); log $log, input in $build/findings/:" >&2
+    grep -E "ERROR|runtime error|Test unit written|==[0-9]+==|terminate|what\(\)" "$log" | head -n 15 >&2 || true
+  fi
+done
+echo "fuzz.sh: done in $(( $(date +%s) - start )) s" >&2
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz.sh: findings in: ${failed[*]}" >&2
+  exit 1
+fi
