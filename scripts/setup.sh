@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package specd builds, tests and runs with. Safe to run twice:
+# Installs every Debian package specd builds, tests and runs with (clang and its sanitizer
+# runtimes for scripts/sanitize.sh). Safe to run twice:
 # apt skips what is already installed, npm skips what node_modules already holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,7 @@ packages=(
   libeigen3-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   nodejs
+  clang libclang-rt-14-dev
 )
 
 missing=()
