@@ -4,7 +4,7 @@
 #     UndefinedBehaviorSanitizer (any finding fails its test), -O1 -g1, and SPECD_NATIVE=OFF: the
 #     portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
 #     ctest checks that specd holds no instruction past baseline x86-64 (tests/portable.cmake).
-#     That ctest leaves out the tests labelled sanitizer-slow (README, Tests).
+#     The demo workflow test runs on fewer prompts there (tests/workflow.cmake).
 #   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work
 #     through it under ThreadSanitizer (tests/sanitizers/thread).
 #   fuzz: scripts/fuzz.sh --seconds 15, when that script is there.
@@ -31,7 +31,7 @@ build_tsan() {
 }
 
 stage sanitize-build build_sanitize
-stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE sanitizer-slow "$@"
+stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" "$@"
 
 stage tsan-build build_tsan
 stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"
