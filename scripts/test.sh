@@ -12,3 +12,4 @@ stage setup scripts/setup.sh
 stage build scripts/build.sh
 stage ctest ctest --test-dir build --output-on-failure -j "$jobs" "$@"
 scripts/sanitize.sh "$@"
+echo "test.sh: every stage ok in $SECONDS s" >&2
