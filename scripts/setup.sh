@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package specd builds, tests and runs with. Safe to run twice:
+# Installs every Debian package specd builds, tests and runs with (clang and its sanitizer
+# runtimes for scripts/sanitize.sh). Safe to run twice:
 # apt skips what is already installed, npm skips what node_modules already holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ packages=(
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   clang libclang-rt-14-dev
   nodejs
+  clang libclang-rt-14-dev
 )
 
 missing=()

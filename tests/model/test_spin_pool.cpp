@@ -1,7 +1,8 @@
 // The kernels' worker pool: every task runs exactly once, on the thread index it is given, across
 // many back-to-back loops (the decoding pattern), changing thread counts, and after the workers
-// have gone to sleep.
-#include "catch_torch.h"
+// have gone to sleep, and with several threads calling it at once. Torch-free, so that
+// tests/sanitizers/thread builds it under ThreadSanitizer.
+#include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -37,4 +38,23 @@ TEST_CASE("parallel_for survives many short loops and wakes sleeping workers") {
   for (int i = 0; i < 100; ++i)
     specd::cpu::parallel_for(2, 8, [&](int64_t begin, int64_t end, int) { total.fetch_add(end - begin); });
   CHECK(total.load() == 20100 * 8);
+}
+
+TEST_CASE("parallel_for called from several threads at once runs every task once") {
+  // One caller gets the pool; the others find it busy and run their loops themselves. Each
+  // caller's tasks must still run exactly once, whoever runs them.
+  constexpr int kCallers = 3, kLoops = 300;
+  constexpr int64_t kTasks = 16;
+  std::vector<std::vector<int>> counts(kCallers, std::vector<int>(kTasks, 0));
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&counts, c] {
+      for (int i = 0; i < kLoops; ++i)
+        specd::cpu::parallel_for(3, kTasks, [&](int64_t begin, int64_t end, int) {
+          for (int64_t t = begin; t < end; ++t) ++counts[c][t];  // plain ints: ranges are disjoint
+        });
+    });
+  for (auto& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c)
+    for (int64_t t = 0; t < kTasks; ++t) CHECK(counts[c][t] == kLoops);
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The sanitizer jobs of scripts/test.sh (so of CI), one timing line per stage on stderr:
+#   sanitize-build, sanitize-ctest: build-sanitize/, clang with AddressSanitizer and
+#     UndefinedBehaviorSanitizer (any finding fails its test), -O1 -g1, and SPECD_NATIVE=OFF: the
+#     portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
+#     ctest checks that specd holds no instruction past baseline x86-64 (tests/portable.cmake).
+#     The demo workflow test runs on fewer prompts there (tests/workflow.cmake).
+#   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work
+#     through it under ThreadSanitizer (tests/sanitizers/thread).
+#   fuzz: scripts/fuzz.sh --seconds 15, when that script is there.
+# Run after scripts/setup.sh (clang and its sanitizer runtimes). Extra arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/stage.sh
+jobs=${SPECD_BUILD_JOBS:-$(nproc)}
+supp=$PWD/tests/sanitizers
+
+# The options every instrumented process gets, specd as ctest's tests spawn it included.
+export ASAN_OPTIONS="detect_leaks=1:strict_init_order=1:check_initialization_order=1"
+export LSAN_OPTIONS="suppressions=$supp/leak.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+build_sanitize() {
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+    -DSPECD_SANITIZE=ON -DSPECD_NATIVE=OFF >/dev/null
+  cmake --build build-sanitize -j "$jobs"
+}
+build_tsan() {
+  cmake -S tests/sanitizers/thread -B build-tsan -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+  cmake --build build-tsan -j "$jobs"
+}
+
+stage sanitize-build build_sanitize
+stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" "$@"
+
+stage tsan-build build_tsan
+stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"
+
+if [ -x scripts/fuzz.sh ]; then
+  stage fuzz scripts/fuzz.sh --seconds 15
+fi
