@@ -222,14 +222,12 @@ TEST_CASE("malformed JSON columns of a trace file are InputErrors naming it", "[
   const std::string path = dir.file("t.sqlite");
   {
     SqliteTraceSink sink(path);
-    sink.begin_run({"specd bench", "t", "", "csd", "{}", "0.1.0"});
-    sink.begin_request({0, "qa-0", "qa", 3});
+    const int run = sink.add_run({"specd bench", "t", "", "csd", "{}", "0.1.0", ""});
     StepTrace step;
     step.drafter = "csd";
     step.decision_scores = "[-1.5]";
-    sink.record_step(step);
-    sink.end_request({{1, 2}, 1.0});
-    sink.end_run();
+    sink.write_request(run, {{0, "qa-0", "qa", 3}, {step}, {{1, 2}, 1.0, ""}});
+    sink.finish_run(run);
   }
   auto corrupt = [&](const std::string& sql) {
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
