@@ -4,10 +4,10 @@
 #     UndefinedBehaviorSanitizer (any finding fails its test), -O1 -g1, and SPECD_NATIVE=OFF: the
 #     portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
 #     ctest checks that specd holds no instruction past baseline x86-64 (tests/portable.cmake).
-#     The demo workflow test runs on fewer prompts there (tests/workflow.cmake).
+#     The demo workflow test is left out there (tests/workflow.cmake says why).
 #   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work
 #     through it under ThreadSanitizer (tests/sanitizers/thread).
-#   fuzz: scripts/fuzz.sh --seconds 15, when that script is there.
+#   fuzz: scripts/fuzz.sh --seconds 15 (each loader's libFuzzer harness, build-fuzz/).
 # Run after scripts/setup.sh (clang and its sanitizer runtimes). Extra arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,4 @@ stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jo
 stage tsan-build build_tsan
 stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 
-if [ -x scripts/fuzz.sh ]; then
-  stage fuzz scripts/fuzz.sh --seconds 15
-fi
+stage fuzz scripts/fuzz.sh --seconds 15

@@ -11,7 +11,8 @@ draft=data/models/demo-draft
 artifact=${ARTIFACT:-artifacts/demo-pair}
 limit=(--max-prompts "${CALIBRATION_PROMPTS:-0}")
 
-rm -rf "$artifact"
+# A fresh start: the artifact and the journals an interrupted earlier run left beside it.
+rm -rf "$artifact" "$artifact".*-journal.sqlite
 "$specd" calibrate csd --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" calibrate sam-corpus --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" artifact verify "$artifact" --target "$target" --draft "$draft"
