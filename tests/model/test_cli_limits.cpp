@@ -31,11 +31,12 @@ TEST_CASE("draft trees are bounded by the draft cache and the vocabulary, before
   require_one_line_error(run_cli(base + " --method pld --pld-tokens 2000"), "--pld-tokens");
 }
 
-// A config allowing 2e9 positions used to size the caches (and RoPE's tables) by that maximum:
-// now they follow the request, so a small request fits a small limit.
+// A config allowing 2^24 positions (the loader's limit; 2e9 is refused there) used to size the
+// caches (and RoPE's tables) by that maximum, gigabytes: now they follow the request, so a small
+// request fits a small limit.
 TEST_CASE("KV memory follows the request and is bounded by --max-memory", "[cli][errors]") {
   ModelConfig cfg = tiny_config("llama");
-  cfg.max_position_embeddings = 2000000000;
+  cfg.max_position_embeddings = kMaxPositions;
   std::string dir = write_model("cli-huge-context", cfg);
   std::filesystem::copy_file(tiny_tokenizer(), dir + "/tokenizer.json");
   const std::string model = "generate --model " + dir + " --draft " + dir + " --threads 1 --prompt 'def the thing'";
