@@ -31,7 +31,9 @@ build_tsan() {
 }
 
 stage sanitize-build build_sanitize
-stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" "$@"
+# The chi-square tests of the sampled engine draw 2,000 requests per method: 50-90 s each under
+# ASan for paths the other sampling tests run there too; the Release run keeps them.
+stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -E "commits tokens distributed as the target" "$@"
 
 stage tsan-build build_tsan
 stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"

@@ -18,6 +18,7 @@
 #include "decode/autoregressive.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"
+#include "test_skip.h"
 #include "speculative/method_registry.h"
 
 using namespace specd;
@@ -50,7 +51,21 @@ std::string write_pair_model(const std::string& name, const ModelConfig& cfg, do
 
 }  // namespace
 
+// AddressSanitizer keeps freed blocks in a quarantine (up to 256 MiB) to catch use after free, so
+// resident memory grows there without a leak (measured: 115 MiB over this test).
+#if defined(__SANITIZE_ADDRESS__)
+#define SPECD_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPECD_UNDER_ASAN 1
+#endif
+#endif
+
 TEST_CASE("soak: 10,000 speculative steps with rollbacks keep memory flat and equal AR at T=0", "[spec][soak]") {
+#ifdef SPECD_UNDER_ASAN
+  SPECD_SKIP("resident memory cannot show a leak under AddressSanitizer's quarantine (LeakSanitizer covers leaks "
+             "there; the Release build runs this test)");
+#endif
   ModelConfig cfg = test::tiny_config("llama");
   cfg.vocab_size = 64;
   cfg.num_hidden_layers = 1;
