@@ -23,6 +23,7 @@ inline constexpr const char* kH5File = "calibration.h5";
 // The calibrations an artifact can hold: the manifest's keys and the prompts table's policy values.
 inline constexpr const char* kCsdPolicy = "csd";
 inline constexpr const char* kSamCorpusPolicy = "sam_corpus";
+inline constexpr const char* kArcPolicy = "arc";
 
 // What ties an artifact to a model: hashes of what decides its token ids and logits. `path` is
 // where it was when calibrated (informative; never compared).
@@ -91,6 +92,61 @@ struct SamCorpusCalibration {
   bool operator==(const SamCorpusCalibration& other) const;
 };
 
+// One ARC-Decode calibration sample (arc-decode.md Algorithm 1) at a position j where the target
+// verified a draft: t_m is the target's argmax there, t_d a candidate drawn uniformly from the
+// target's top-K without t_m. The raw bounds and the true next-step divergence, in nats.
+struct ArcSample {
+  int32_t prompt = 0;          // prompt index in its prompt file
+  int32_t step = 0;            // speculative step within the prompt's decoding, from 0
+  int32_t depth = 0;           // depth of position j in the step's draft tree (1: the root's children)
+  int64_t position = 0;        // j: the sequence position of the substituted token
+  int32_t target_token = 0;    // t_m
+  int32_t draft_token = 0;     // t_d
+  float root_entropy = 0;      // H_m: the target's normalized entropy at the step's root, in [0, 1]
+  double u_emb_raw = 0;        // ||W (e_td - e_tm)||^2
+  double u_logit_raw = 0;      // (log p~(t_m) - log p~(t_d))^2 on processed, epsilon-clamped probabilities
+  double js = 0;               // JS(q_{j+1}, r_{j+1}) over the top-K union, smoothed by mu (nats)
+  bool held_out = false;       // audit split: the constants never see it
+  bool operator==(const ArcSample& other) const;
+};
+
+// The constants of one bucket, fitted on the non-held-out samples of that bucket (Algorithm 1,
+// lines 11-14) with the finite-sample conformal rank ceil((n + 1)(1 - delta)).
+struct ArcConstants {
+  std::string bucket = "all";  // "all", or "depth=3", "entropy=[0.2,0.4)" when buckets were asked
+  int64_t samples = 0;         // n: calibration samples in the bucket
+  int64_t rank = 0;            // the order statistic taken (1-based); n + 1 when there are too few samples
+  double c_s = 0;              // c'_s: quantile of js / u_emb_raw
+  double alpha_kappa = 0;      // alpha * kappa: quantile of js / u_logit_raw
+  double tau_delta = 0;        // quantile of U_min = min(c'_s u_emb_raw, alpha kappa u_logit_raw)
+  bool operator==(const ArcConstants& other) const;
+};
+
+// Held-out coverage of JS <= U_min in one group, with its 95% intervals.
+struct ArcAuditRow {
+  std::string group_kind;      // "all", "category", "depth"
+  std::string group;           // "all", a workload category, a depth
+  int64_t samples = 0, covered = 0;
+  double coverage = 0;
+  double wilson_low = 0, wilson_high = 0;  // Wilson score interval, 95%
+  double cp_low = 0, cp_high = 0;          // Clopper-Pearson (exact) interval, 95%
+  bool operator==(const ArcAuditRow& other) const;
+};
+
+struct ArcCalibration {
+  CalibrationProvenance provenance;        // sampling settings calibrated for; options: delta, K, mu, epsilon, tree, buckets
+  double delta = 0.05;                     // risk level
+  int32_t top_k = 10;                      // K: candidates and the JS support
+  double mu = 1e-4;                        // JS smoothing on the active support
+  double epsilon = 1e-6;                   // clamp of p~ before the log
+  std::vector<CalibratedPrompt> prompts;   // by index (calibration and audit prompts; categories for the audit)
+  std::vector<float> whitening;            // W's diagonal: 1 / sigma_k of the target's input embedding columns
+  std::vector<ArcSample> samples;          // by (prompt, step)
+  std::vector<ArcConstants> constants;     // "all" first, then buckets in order
+  std::vector<ArcAuditRow> audit;          // "all", then categories, then depths
+  bool operator==(const ArcCalibration& other) const;
+};
+
 struct Threshold {
   std::string policy, name;
   double value = 0;
@@ -105,6 +161,7 @@ struct Artifact {
   std::optional<ModelFingerprint> draft;  // none for a model-free pair
   std::optional<CsdCalibration> csd;
   std::optional<SamCorpusCalibration> sam_corpus;
+  std::optional<ArcCalibration> arc;
   std::vector<Threshold> thresholds;  // by (policy, name)
   bool operator==(const Artifact& other) const;
 };

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "model/cpu_threads.h"
@@ -39,6 +40,14 @@ int64_t LlamaModel::kv_bytes(int64_t rows) const {
       __builtin_add_overflow(total, part, &total))
     return INT64_MAX;
   return total;
+}
+
+at::Tensor LlamaModel::input_embeddings() const { return weights_->embed; }
+
+void LlamaModel::embedding_row(int32_t token, float* out) const {
+  if (token < 0 || token >= config_.vocab_size) throw std::logic_error("LlamaModel::embedding_row: token id outside the vocabulary");
+  at::Tensor row = weights_->embed[token].to(at::kCPU, at::kFloat).contiguous();
+  std::memcpy(out, row.data_ptr<float>(), sizeof(float) * static_cast<size_t>(row.numel()));
 }
 
 namespace {

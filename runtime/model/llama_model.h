@@ -73,6 +73,12 @@ class LlamaModel {
   // True when forward runs on specd's CPU kernels, false for the ATen forward.
   bool uses_cpu_kernels() const { return cpu_kernels_; }
 
+  // The input embedding table [vocab, hidden] as the checkpoint stores it (dtype, device): ARC's
+  // whitening and embedding-side bound read it.
+  at::Tensor input_embeddings() const;
+  // Row `token` of that table as float32 into out[0, hidden_size).
+  void embedding_row(int32_t token, float* out) const;
+
  private:
   LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads, bool cpu_kernels);
 
