@@ -16,9 +16,6 @@ std::vector<int32_t> shard_prompts(int64_t prompt_count, int32_t shard_index, in
   return indices;
 }
 
-namespace {
-
-// The prompt's ids, checked against the target's context.
 std::vector<int32_t> encode_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const WorkloadItem& item) {
   const std::vector<int32_t> prompt = tokenizer.encode(item.turns.front(), /*add_special_tokens=*/true);
   if (static_cast<int64_t>(prompt.size()) + 1 >= target.context_length())
@@ -35,8 +32,6 @@ CalibratedPrompt prompt_record(int32_t index, const WorkloadItem& item, size_t p
   record.new_tokens = static_cast<int64_t>(new_tokens);
   return record;
 }
-
-}  // namespace
 
 void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
                             const std::vector<WorkloadItem>& items, const std::vector<int32_t>& stop_tokens,

@@ -33,6 +33,12 @@ struct CalibrationRunOptions {
 // The prompt indices a shard owns.
 std::vector<int32_t> shard_prompts(int64_t prompt_count, int32_t shard_index, int32_t shard_count);
 
+// The prompt's ids (its first turn, with the tokenizer's special tokens); InputError naming the
+// prompt when it does not fit the target's context.
+std::vector<int32_t> encode_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const WorkloadItem& item);
+// A prompts-table row with the counts every calibration has.
+CalibratedPrompt prompt_record(int32_t index, const WorkloadItem& item, size_t prompt_tokens, size_t new_tokens);
+
 // Both decode every prompt of the shard that the journal does not hold yet and record it there
 // (one transaction per prompt, so an interrupted run loses at most the prompt in flight).
 // InputError naming the prompt when it does not fit the target's context.

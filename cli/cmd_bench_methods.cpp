@@ -60,26 +60,6 @@ void print_curve(const char* label, const nlohmann::json& curve) {
   std::printf("\n");
 }
 
-std::vector<WorkloadItem> load_items(const std::string& workloads_dir, const std::string& categories_text, int64_t max_prompts) {
-  std::vector<std::string> files;
-  if (!categories_text.empty()) {
-    for (const auto& c : split_list(categories_text)) files.push_back(workloads_dir + "/" + c + ".jsonl");
-  } else {
-    if (!std::filesystem::is_directory(workloads_dir)) input_error(workloads_dir, "is not a directory");
-    for (const auto& entry : std::filesystem::directory_iterator(workloads_dir))
-      if (entry.path().extension() == ".jsonl") files.push_back(entry.path().string());
-    std::sort(files.begin(), files.end());
-  }
-  std::vector<WorkloadItem> items;
-  for (const auto& file : files) {
-    auto loaded = read_workload(file);
-    loaded.resize(std::min<size_t>(loaded.size(), static_cast<size_t>(max_prompts)));
-    items.insert(items.end(), loaded.begin(), loaded.end());
-  }
-  if (items.empty()) input_error(workloads_dir, "holds no workload files");
-  return items;
-}
-
 // Tokens of the longest request: a turn's prompt holds the conversation so far, earlier answers
 // included, so the last turn's prompt plus its answer is at most every turn and every answer.
 int64_t longest_request(const std::vector<WorkloadItem>& items, const Tokenizer& tokenizer) {
@@ -228,7 +208,7 @@ int run_bench_methods(const Args& args) {
   if (resume && traces_path.empty()) input_error("--resume", "needs --traces (the finished prompts are read from there)");
   if (resume && !memory_method.empty())
     input_error("--resume", memory_method + " learns online and the traces do not hold its memory: run again without --resume");
-  setup.items = load_items(workloads_dir, categories_text, max_prompts);
+  setup.items = read_workload_suite(workloads_dir, categories_text.empty() ? std::vector<std::string>{} : split_list(categories_text), max_prompts);
   // The traces file is checked (schema, runs to resume) before any model loads.
   const nlohmann::json options = options_json(vm, {"resume"});
   std::vector<std::map<std::string, MethodTally>> finished;

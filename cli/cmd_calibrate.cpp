@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "artifact/artifact_reader.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/fingerprint.h"
+#include "arc_tables.h"
+#include "calibrate/arc_samples.h"
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
 #include "calibrate/calibration_runs.h"
@@ -20,6 +23,7 @@
 #include "model_files.h"
 #include "options.h"
 #include "run_metadata.h"
+#include "stats/arc_fit.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "workload/workload.h"
@@ -213,6 +217,124 @@ int run_csd(const Args& args) {
   return 0;
 }
 
+// What identifies the audit prompts (their ids, categories and texts), for the provenance and --resume.
+std::string items_digest(const std::vector<WorkloadItem>& items) {
+  std::string all;
+  for (const WorkloadItem& item : items) {
+    all += item.id + '\n' + item.category + '\n' + std::to_string(item.max_new_tokens) + '\n';
+    for (const std::string& turn : item.turns) all += turn + '\0';
+  }
+  return sha256_bytes(all);
+}
+
+int run_arc(const Args& args) {
+  CommonArgs a;
+  ArcSampleOptions options;
+  options.run.sampling.temperature = 1.0;
+  double delta = 0.05;
+  std::string audit_dir = data_dir() + "/workloads", buckets_text;
+  int64_t audit_per_category = 4;
+  po::options_description desc("specd calibrate arc");
+  add_common(desc, a, /*with_draft=*/true);
+  desc.add_options()
+      ("delta", po::value(&delta)->default_value(0.05), "risk level: constants are (1 - delta) conformal quantiles")
+      ("temperature", po::value(&options.run.sampling.temperature)->default_value(1.0), "sampling temperature calibrated for (arc refuses other settings)")
+      ("top-k", po::value(&options.run.sampling.top_k)->default_value(0), "target top-k calibrated for")
+      ("top-p", po::value(&options.run.sampling.top_p)->default_value(1.0), "target top-p calibrated for")
+      ("seed", po::value(&options.run.sampling.seed)->default_value(0), "prompt i is decoded with seed + i")
+      ("candidates", po::value(&options.top_k)->default_value(10), "K: t_d is drawn from the target's top-K, and JS is taken over the union of both top-K")
+      ("mu", po::value(&options.mu)->default_value(1e-4), "JS smoothing added to each token of that union")
+      ("epsilon", po::value(&options.epsilon)->default_value(1e-6), "clamp of the processed probabilities before the log")
+      ("buckets", po::value(&buckets_text)->default_value("none"), "constants per bucket besides 'all': depth, entropy:E1,E2,..., or depth+entropy:...")
+      ("audit-prompts", po::value(&audit_dir)->default_value(audit_dir), "held-out audit prompts: a workload directory (one file per category)")
+      ("audit-per-category", po::value(&audit_per_category)->default_value(4), "audit prompts per category (0: no audit)")
+      ("tree-top-k", po::value(&options.tree.top_k)->default_value(options.tree.top_k), "draft tree of the sd-tree runs: children per node")
+      ("tree-depth", po::value(&options.tree.depth)->default_value(options.tree.depth), "draft tree depth")
+      ("tree-nodes", po::value(&options.tree.nodes)->default_value(options.tree.nodes), "draft tree nodes");
+  po::variables_map vm;
+  if (!parse(args, desc, vm, "usage: specd calibrate arc [--target T] [--draft D] [--prompts F] --out DIR [--delta 0.05] [--temperature T] [--resume] [--shard I/N]"))
+    return 0;
+  check_sampling_options(options.run.sampling);
+  if (!(delta > 0 && delta < 1)) input_error("--delta", "must be in (0, 1)");
+  if (options.top_k < 2) input_error("--candidates", "must be at least 2 (t_d differs from t_m)");
+  if (!(options.mu > 0 && options.mu < 0.01)) input_error("--mu", "must be in (0, 0.01)");
+  if (!(options.epsilon > 0 && options.epsilon < 0.01)) input_error("--epsilon", "must be in (0, 0.01)");
+  if (audit_per_category < 0) input_error("--audit-per-category", "must not be negative");
+  if (options.tree.top_k < 1 || options.tree.depth < 1 || options.tree.nodes < options.tree.depth)
+    input_error("--tree-nodes", "the tree needs top-k and depth >= 1 and at least depth nodes");
+  const ArcBuckets buckets = parse_arc_buckets(buckets_text, "--buckets");
+  CalibrationProvenance provenance;
+  const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "arc"));
+  const std::vector<WorkloadItem> audit_items =
+      audit_per_category > 0 ? read_workload_suite(audit_dir, {}, audit_per_category) : std::vector<WorkloadItem>{};
+  options.run.shard_index = a.shard_index;
+  options.run.shard_count = a.shard_count;
+  options.run.max_new_tokens = a.max_new_tokens;
+  provenance.seed = options.run.sampling.seed;
+  provenance.temperature = options.run.sampling.temperature;
+  provenance.top_k = options.run.sampling.top_k;
+  provenance.top_p = options.run.sampling.top_p;
+  provenance.options = {{"delta", delta}, {"candidates", options.top_k}, {"mu", options.mu}, {"epsilon", options.epsilon},
+                        {"buckets", buckets_text}, {"tree", {{"top_k", options.tree.top_k}, {"depth", options.tree.depth}, {"nodes", options.tree.nodes}}},
+                        {"audit_prompts", audit_dir}, {"audit_per_category", audit_per_category},
+                        {"audit_prompts_sha256", items_digest(audit_items)},
+                        {"max_new_tokens", a.max_new_tokens}};
+
+  ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  std::shared_ptr<const LlamaModel> draft = LlamaModel::load(a.draft_dir, a.device);
+  if (draft->config().vocab_size != files.model->config().vocab_size)
+    input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
+  Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
+  CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, provenance), a.resume);
+
+  // Calibration prompts first, then the audit prompts, indexed after them; a shard owns index % N.
+  std::vector<ArcPromptWork> work;
+  const int64_t total = static_cast<int64_t>(items.size() + audit_items.size());
+  for (int32_t index : shard_prompts(total, a.shard_index, a.shard_count)) {
+    const bool held_out = index >= static_cast<int32_t>(items.size());
+    work.push_back({index, held_out ? &audit_items[index - items.size()] : &items[index], held_out});
+  }
+  const size_t already = journal.finished_prompts(kArcPolicy).size();
+  if (already) std::fprintf(stderr, "calibrate arc: resuming, %zu of %zu prompts already done\n", already, work.size());
+  Progress progress(static_cast<int64_t>(work.size() - already), "calibrate arc", "prompts");
+  progress.note("whitening the target's embedding table");
+  const std::vector<float> whitening = embedding_whitening(*files.model);
+  collect_arc_samples(*files.model, draft, files.tokenizer, work, files.stop_tokens, whitening, options, journal, progress);
+  progress.done();
+
+  ArcCalibration arc;
+  arc.provenance = provenance;
+  arc.delta = delta;
+  arc.top_k = options.top_k;
+  arc.mu = options.mu;
+  arc.epsilon = options.epsilon;
+  arc.prompts = journal.prompts(kArcPolicy);
+  arc.whitening = whitening;
+  arc.samples = journal.arc_samples(kArcPolicy);
+  arc.constants = fit_arc_constants(arc.samples, delta, buckets);
+  std::map<int32_t, std::string> category_of_prompt;
+  for (const CalibratedPrompt& p : arc.prompts) category_of_prompt[p.index] = p.category;
+  arc.audit = audit_arc(arc.samples, arc.constants, category_of_prompt, /*held_out=*/true);
+  const double wall_ms = total_wall_ms(arc.prompts);
+  arc.provenance.wall_s = wall_ms / 1000.0;
+  artifact.arc = arc;
+  write_artifact(a.out, artifact);
+  journal.remove();
+
+  int64_t calibration = 0, held_out = 0;
+  for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
+  const double minutes = wall_ms / 60000.0;
+  std::printf("wrote %s: ARC-Decode calibration of %s with %s, shard %d/%d, T=%.2f top-k %d top-p %.2f\n", a.out.c_str(),
+              a.target_dir.c_str(), a.draft_dir.c_str(), a.shard_index, a.shard_count, options.run.sampling.temperature,
+              options.run.sampling.top_k, options.run.sampling.top_p);
+  std::printf("  %zu prompts: %lld calibration samples, %lld held-out samples; %.1f s of decoding and probing: %.0f samples/min\n",
+              arc.prompts.size(), static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
+              minutes > 0 ? (calibration + held_out) / minutes : 0.0);
+  print_constants(arc.constants, delta);
+  if (!arc.audit.empty()) print_audit(arc.audit, delta, "held-out");
+  return 0;
+}
+
 int run_sam_corpus(const Args& args) {
   CommonArgs a;
   po::options_description desc("specd calibrate sam-corpus");
@@ -251,16 +373,18 @@ int run_sam_corpus(const Args& args) {
 }  // namespace
 
 int run_calibrate(const Args& args) {
-  const std::string usage = "usage: specd calibrate csd|sam-corpus [options]   (specd calibrate PART --help)";
+  const std::string usage = "usage: specd calibrate csd|arc|sam-corpus [options]   (specd calibrate PART --help)";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::printf("%s\n\ncsd          CSD's correction memory: rejection pairs of standard speculative decoding\n"
+                "arc          ARC-Decode's constants (whitening, c'_s, alpha*kappa, tau_delta) and their held-out coverage audit\n"
                 "sam-corpus   SAM-Decoding's static corpus: the target's greedy answers to calibration prompts\n", usage.c_str());
     return 0;
   }
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "csd") return run_csd(rest);
+  if (args[0] == "arc") return run_arc(rest);
   if (args[0] == "sam-corpus") return run_sam_corpus(rest);
-  input_error("calibrate", "unknown part '" + args[0] + "' (known: csd, sam-corpus)");
+  input_error("calibrate", "unknown part '" + args[0] + "' (known: csd, arc, sam-corpus)");
 }
 
 }  // namespace specd::cli

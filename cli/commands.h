@@ -15,5 +15,6 @@ int run_init_model(const Args& args);
 int run_traces(const Args& args);
 int run_calibrate(const Args& args);
 int run_artifact(const Args& args);
+int run_audit(const Args& args);
 
 }  // namespace specd::cli

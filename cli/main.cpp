@@ -23,7 +23,8 @@ const std::map<std::string, Command>& commands() {
       {"tokenize", {specd::cli::run_tokenize, "print token ids for each line of text"}},
       {"bench", {specd::cli::run_bench, "measure decode speed and forward cost"}},
       {"init-model", {specd::cli::run_init_model, "write a random-weight Llama checkpoint (for benchmarks and tests)"}},
-      {"calibrate", {specd::cli::run_calibrate, "offline calibration per model pair (sam-corpus)"}},
+      {"calibrate", {specd::cli::run_calibrate, "offline calibration per model pair (csd, arc, sam-corpus)"}},
+      {"audit", {specd::cli::run_audit, "coverage audits of calibrated policies (arc)"}},
       {"artifact", {specd::cli::run_artifact, "inspect, verify or merge per-pair calibration artifacts"}},
       {"traces", {specd::cli::run_traces, "list or export the per-step traces of specd bench --traces"}},
   };

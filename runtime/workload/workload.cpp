@@ -1,5 +1,8 @@
 #include "workload/workload.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "io/json_reader.h"
@@ -70,5 +73,25 @@ std::vector<WorkloadItem> parse_workload(std::string_view text, const std::strin
 }
 
 std::vector<WorkloadItem> read_workload(const std::string& path) { return parse_workload(read_whole_file(path), path); }
+
+std::vector<WorkloadItem> read_workload_suite(const std::string& dir, const std::vector<std::string>& categories, int64_t per_file) {
+  std::vector<std::string> files;
+  if (!categories.empty()) {
+    for (const auto& c : categories) files.push_back(dir + "/" + c + ".jsonl");
+  } else {
+    if (!std::filesystem::is_directory(dir)) input_error(dir, "is not a directory");
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().extension() == ".jsonl") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+  }
+  std::vector<WorkloadItem> items;
+  for (const auto& file : files) {
+    auto loaded = read_workload(file);
+    loaded.resize(std::min<size_t>(loaded.size(), static_cast<size_t>(per_file)));
+    items.insert(items.end(), loaded.begin(), loaded.end());
+  }
+  if (items.empty()) input_error(dir, "holds no workload files");
+  return items;
+}
 
 }  // namespace specd

@@ -23,4 +23,9 @@ std::vector<WorkloadItem> read_workload(const std::string& path);
 // The same for a file's text already read (PATH names it in errors).
 std::vector<WorkloadItem> parse_workload(std::string_view text, const std::string& path);
 
+// A workload suite: DIR/C.jsonl for each category C in `categories`, or every DIR/*.jsonl in name
+// order when it is empty; the first `per_file` items of each file. InputError naming DIR when it is
+// not a directory or holds no items.
+std::vector<WorkloadItem> read_workload_suite(const std::string& dir, const std::vector<std::string>& categories, int64_t per_file);
+
 }  // namespace specd

@@ -1,0 +1,192 @@
+#include "calibrate/arc_samples.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "model/llama_model.h"
+#include "sampling/sampler.h"
+#include "speculative/method_registry.h"
+#include "speculative/step_metrics.h"
+#include "stats/divergence.h"
+#include "tokenizer/tokenizer.h"
+
+namespace specd {
+
+std::vector<float> embedding_whitening(const LlamaModel& target) {
+  const at::Tensor table = target.input_embeddings();
+  const int64_t rows = table.size(0), hidden = table.size(1);
+  // Column sums in double over chunks of rows: a large vocabulary never needs a double copy whole.
+  at::Tensor sum = at::zeros({hidden}, at::kDouble), squares = at::zeros({hidden}, at::kDouble);
+  constexpr int64_t kChunk = 4096;
+  for (int64_t first = 0; first < rows; first += kChunk) {
+    at::Tensor chunk = table.slice(0, first, std::min(rows, first + kChunk)).to(at::kCPU, at::kDouble);
+    sum += chunk.sum(0);
+    squares += chunk.pow(2).sum(0);
+  }
+  at::Tensor mean = sum / static_cast<double>(rows);
+  at::Tensor variance = (squares / static_cast<double>(rows) - mean * mean).clamp_min(0.0).contiguous();
+  std::vector<float> whitening(static_cast<size_t>(hidden));
+  const double* v = variance.data_ptr<double>();
+  for (int64_t k = 0; k < hidden; ++k) whitening[k] = v[k] > 0 ? static_cast<float>(1.0 / std::sqrt(v[k])) : 0.0f;
+  return whitening;
+}
+
+namespace {
+
+// A step's sample site before the second pass: j, its depth, the step and the root's position.
+struct Site {
+  int32_t step = 0, depth = 0;
+  int64_t position = 0, root_position = 0;
+};
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// The K largest logits' ids, ties to the lower id.
+std::vector<int32_t> top_ids(const float* logits, int64_t vocab, int32_t k) {
+  std::vector<int32_t> ids(static_cast<size_t>(vocab));
+  std::iota(ids.begin(), ids.end(), 0);
+  const int64_t n = std::min<int64_t>(k, vocab);
+  std::partial_sort(ids.begin(), ids.begin() + n, ids.end(),
+                    [&](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  ids.resize(static_cast<size_t>(n));
+  return ids;
+}
+
+// p~: what the sampler draws from (one-hot on the argmax when greedy).
+std::vector<double> processed(const float* logits, int64_t vocab, const SamplingParams& sampling) {
+  if (sampling.temperature > 0) return shaped_distribution(logits, vocab, sampling);
+  std::vector<double> p(static_cast<size_t>(vocab), 0.0);
+  p[argmax(logits, vocab)] = 1.0;
+  return p;
+}
+
+class SampleProbe {
+ public:
+  SampleProbe(const LlamaModel& target, const std::vector<float>& whitening, const ArcSampleOptions& options)
+      : target_(target), whitening_(whitening), options_(options), vocab_(target.config().vocab_size),
+        e_d_(whitening.size()), e_m_(whitening.size()) {}
+
+  // The samples of one decoded sequence at `sites` (in increasing position).
+  std::vector<ArcSample> measure(int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<Site>& sites,
+                                 bool held_out) {
+    std::vector<ArcSample> samples;
+    if (sites.empty()) return samples;
+    KvCache cache = target_.new_cache(sites.back().position + 2);
+    std::vector<float> entropy;  // normalized entropy of the row after each fed position
+    std::vector<float> last_row(static_cast<size_t>(vocab_));
+    const double log_vocab = std::log(static_cast<double>(vocab_));
+    for (const Site& site : sites) {
+      // Feed C = sequence[0, j): rows for the root's distribution and position j's.
+      if (cache.length() < site.position) {
+        ForwardRequest feed;
+        feed.tokens.assign(sequence.begin() + cache.length(), sequence.begin() + site.position);
+        at::Tensor logits = target_.forward(cache, feed).logits.to(at::kCPU).contiguous();
+        for (int64_t r = 0; r < logits.size(0); ++r) entropy.push_back(static_cast<float>(softmax_entropy(logits[r].data_ptr<float>(), vocab_) / log_vocab));
+        std::copy_n(logits[logits.size(0) - 1].data_ptr<float>(), vocab_, last_row.begin());
+      }
+      ArcSample s;
+      s.prompt = prompt_index;
+      s.step = site.step;
+      s.depth = site.depth;
+      s.position = site.position;
+      s.held_out = held_out;
+      s.root_entropy = entropy[static_cast<size_t>(site.root_position - 1)];
+      s.target_token = argmax(last_row.data(), vocab_);
+      std::vector<int32_t> candidates = top_ids(last_row.data(), vocab_, options_.top_k);
+      candidates.erase(std::remove(candidates.begin(), candidates.end(), s.target_token), candidates.end());
+      if (candidates.empty()) continue;  // K = 1 or a one-token vocabulary: no candidate
+      const uint64_t draw = splitmix64(options_.run.sampling.seed ^ splitmix64(static_cast<uint64_t>(prompt_index) << 32 | static_cast<uint32_t>(site.step)));
+      s.draft_token = candidates[draw % candidates.size()];
+
+      target_.embedding_row(s.draft_token, e_d_.data());
+      target_.embedding_row(s.target_token, e_m_.data());
+      for (size_t k = 0; k < whitening_.size(); ++k) {
+        const double d = (static_cast<double>(e_d_[k]) - e_m_[k]) * whitening_[k];
+        s.u_emb_raw += d * d;
+      }
+      const std::vector<double> p = processed(last_row.data(), vocab_, options_.run.sampling);
+      const double gap = std::log(std::max(p[s.target_token], options_.epsilon)) - std::log(std::max(p[s.draft_token], options_.epsilon));
+      s.u_logit_raw = gap * gap;
+
+      // t_d and t_m as two siblings on C, dropped again.
+      ForwardRequest pair;
+      pair.tokens = {s.draft_token, s.target_token};
+      pair.parents = {-1, -1};
+      pair.positions = {site.position, site.position};
+      at::Tensor next = target_.forward(cache, pair).logits.to(at::kCPU).contiguous();
+      cache.truncate(site.position);
+      s.js = topk_js_divergence(next[0].data_ptr<float>(), next[1].data_ptr<float>(), vocab_, options_.run.sampling.temperature,
+                                options_.top_k, options_.mu);
+      samples.push_back(s);
+    }
+    return samples;
+  }
+
+ private:
+  const LlamaModel& target_;
+  const std::vector<float>& whitening_;
+  const ArcSampleOptions& options_;
+  const int64_t vocab_;
+  std::vector<float> e_d_, e_m_;
+};
+
+}  // namespace
+
+void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
+                         const std::vector<ArcPromptWork>& work, const std::vector<int32_t>& stop_tokens,
+                         const std::vector<float>& whitening, const ArcSampleOptions& options, CalibrationJournal& journal,
+                         Progress& progress) {
+  const std::set<int32_t> done = journal.finished_prompts(kArcPolicy);
+  MethodOptions sd;
+  sd.tree = options.tree;
+  sd.adaptive_budget = false;  // the whole tree every step: sites at every depth
+  SampleProbe probe(target, whitening, options);
+  for (const ArcPromptWork& w : work) {
+    if (done.count(w.index)) continue;
+    const WorkloadItem& item = *w.item;
+    GenerateOptions generate;
+    generate.max_new_tokens = options.run.max_new_tokens ? options.run.max_new_tokens : item.max_new_tokens;
+    generate.sampling = options.run.sampling;
+    generate.sampling.seed = options.run.sampling.seed + static_cast<uint64_t>(w.index);
+    generate.stop_tokens = stop_tokens;
+    Policy policy = make_policy("sd-tree", MethodContext{target, draft, generate.sampling, sd, nullptr});
+    const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
+
+    std::vector<Site> sites;
+    int32_t step = 0;
+    int64_t root_position = static_cast<int64_t>(prompt.size());
+    auto on_step = [&](const DraftTree& tree, const AcceptResult& result, const float*, int64_t) {
+      const int32_t last = result.path.back();
+      if (!tree.children(last).empty()) sites.push_back(Site{step, tree.depths[last] + 1, root_position + tree.depths[last] + 1, root_position});
+      root_position += static_cast<int64_t>(result.path.size());
+      ++step;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    SpeculativeOutput out = decode_with(target, policy, prompt, generate, on_step);
+    std::vector<int32_t> sequence = prompt;
+    sequence.insert(sequence.end(), out.tokens.begin(), out.tokens.end());
+    // A stop token or the budget can end the text inside a step's path: only sites whose C was emitted.
+    sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const Site& s) { return s.position > static_cast<int64_t>(sequence.size()); }),
+                sites.end());
+    std::vector<ArcSample> samples = probe.measure(w.index, sequence, sites, w.held_out);
+
+    CalibratedPrompt record = prompt_record(w.index, item, prompt.size(), out.tokens.size());
+    record.steps = static_cast<int64_t>(out.steps.size());
+    for (const StepTrace& s : out.steps) record.drafted += s.draft_size, record.accepted += s.accepted_length;
+    record.rejections = static_cast<int64_t>(samples.size());
+    record.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    journal.record_arc_samples(kArcPolicy, record, samples);
+    progress.step("prompt");
+  }
+}
+
+}  // namespace specd

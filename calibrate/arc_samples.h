@@ -1,0 +1,64 @@
+#pragma once
+// ARC-Decode's calibration samples (arc-decode.md Algorithm 1), prompt by prompt into a journal.
+//
+// Where the samples come from: standard speculative decoding (sd-tree, fixed budget) at the
+// calibrated sampling settings. At each step whose last accepted node u has children in the tree
+// (the target rejected them: the only place the runtime's LTS test is ever asked), position j is
+// the one after u. There t_m is the target's argmax, t_d a token drawn uniformly from the target's
+// top-K without t_m, and the sample holds
+//   u_emb_raw   = ||W (e_td - e_tm)||^2 (W: whitening, 1 / sigma per embedding column),
+//   u_logit_raw = (log p~(t_m) - log p~(t_d))^2, p~ the processed probabilities (temperature,
+//                 top-k, top-p; one-hot on the argmax when greedy) clamped at epsilon,
+//   js          = JS between the target's next-step distributions after t_d and after t_m, over
+//                 the union of their top-K, smoothed by mu (runtime/stats/divergence.h),
+// with the step's depth of j and H_m, the target's normalized entropy (nats / log V, temperature
+// 1) at the distribution the step's root was drawn from (what the runtime's pruner sees).
+// The divergences need two target forwards per sample that continue C = the tokens before j: a
+// second pass over the decoded text (one chunked forward up to each j, then t_d and t_m as two
+// siblings on top, dropped again), so the decoding itself stays the engine's.
+// t_d is drawn from a stream of (seed, prompt index, step): a resumed or sharded run equals an
+// uninterrupted one.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "artifact/artifact.h"
+#include "calibrate/calibration_journal.h"
+#include "calibrate/calibration_runs.h"
+#include "speculative/model_tree_drafter.h"
+#include "util/progress.h"
+#include "workload/workload.h"
+
+namespace specd {
+
+class LlamaModel;
+class Tokenizer;
+
+struct ArcSampleOptions {
+  CalibrationRunOptions run;   // sampling (prompt i decoded with seed + i), max_new_tokens, shard
+  TreeDraftOptions tree;       // the draft tree of the sd-tree runs
+  int32_t top_k = 10;          // K
+  double mu = 1e-4;
+  double epsilon = 1e-6;
+};
+
+// W's diagonal: 1 / (population standard deviation) of each column of the target's input
+// embedding table (a zero deviation gives 0: that coordinate cannot tell tokens apart).
+std::vector<float> embedding_whitening(const LlamaModel& target);
+
+// One prompt's samples. held_out marks an audit prompt; `index` is the prompt's index in the
+// artifact (audit prompts follow the calibration prompts).
+struct ArcPromptWork {
+  int32_t index = 0;
+  const WorkloadItem* item = nullptr;
+  bool held_out = false;
+};
+
+// Decodes every prompt of `work` that the journal lacks and records its samples there (one
+// transaction per prompt). InputError naming the prompt when it does not fit the target's context.
+void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
+                         const std::vector<ArcPromptWork>& work, const std::vector<int32_t>& stop_tokens,
+                         const std::vector<float>& whitening, const ArcSampleOptions& options, CalibrationJournal& journal,
+                         Progress& progress);
+
+}  // namespace specd
