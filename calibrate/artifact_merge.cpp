@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
@@ -104,6 +105,47 @@ std::vector<CalibratedPrompt> merge_prompts(const std::string& policy, const std
   return prompts;
 }
 
+// ARC: prompts and samples concatenate (samples by (prompt, step)); the whitening depends only on
+// the target, so every shard must hold the same. Constants and audit rows cannot be merged from
+// the shards' own: a conformal quantile and a coverage interval over the union are not functions
+// of the per-shard ones, and the held-out split spans all prompts. They are left empty here, so
+// the merged artifact holds every sample but no constants until they are fitted on the union.
+ArcCalibration merge_arc(const std::vector<Artifact>& shards, const std::vector<const Artifact*>& inputs,
+                         const std::vector<std::string>& names) {
+  std::vector<const CalibrationProvenance*> parts;
+  for (const Artifact& a : shards) parts.push_back(&a.arc->provenance);
+  const ArcCalibration& first = *shards[0].arc;
+  for (size_t i = 1; i < shards.size(); ++i) {
+    const ArcCalibration& part = *shards[i].arc;
+    if (std::tie(part.delta, part.top_k, part.mu, part.epsilon) != std::tie(first.delta, first.top_k, first.mu, first.epsilon))
+      input_error(names[i], "not a shard of the same arc calibration as " + names[0] + " (delta, top_k, mu or epsilon differs)");
+    if (part.whitening != first.whitening)
+      input_error(names[i], "arc whitening differs from " + names[0] + "'s (another target model?)");
+  }
+  std::vector<size_t> order;
+  ArcCalibration arc;
+  arc.provenance = merge_provenance(kArcPolicy, inputs, parts, names, order);
+  arc.delta = first.delta;
+  arc.top_k = first.top_k;
+  arc.mu = first.mu;
+  arc.epsilon = first.epsilon;
+  arc.whitening = first.whitening;
+  arc.prompts = merge_prompts(kArcPolicy, inputs, order, names, [](const Artifact& a) -> const ArcCalibration& { return *a.arc; });
+  for (size_t i : order) arc.samples.insert(arc.samples.end(), shards[i].arc->samples.begin(), shards[i].arc->samples.end());
+  std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  std::stable_sort(arc.samples.begin(), arc.samples.end(),
+                   [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
+  // TODO(lead, issue 10): fit the constants and the audit on the merged samples here, e.g.
+  //   arc.constants = fit_arc_constants(arc.samples, arc.delta, <buckets from arc.provenance.options>);
+  //   arc.audit = audit_arc(arc.samples, arc.prompts, arc.constants);
+  // (runtime/stats/arc_fit.h, written by another helper). Until then a merged arc calibration
+  // holds no constants (the manifest's calibrations.arc.constants is null).
+  arc.constants.clear();
+  arc.audit.clear();
+  arc.provenance.counts.update(derived_counts(arc));
+  return arc;
+}
+
 }  // namespace
 
 Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names) {
@@ -112,11 +154,11 @@ Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<
   for (const Artifact& a : shards) inputs.push_back(&a);
   for (size_t i = 1; i < shards.size(); ++i) {
     if (shards[i].csd.has_value() != shards[0].csd.has_value() ||
-        shards[i].sam_corpus.has_value() != shards[0].sam_corpus.has_value())
+        shards[i].sam_corpus.has_value() != shards[0].sam_corpus.has_value() || shards[i].arc.has_value() != shards[0].arc.has_value())
       input_error(names[i], "holds other calibrations than " + names[0]);
     if (shards[i].thresholds != shards[0].thresholds) input_error(names[i], "has other thresholds than " + names[0]);
   }
-  if (!shards[0].csd && !shards[0].sam_corpus) input_error(names[0], "holds no calibration to merge");
+  if (!shards[0].csd && !shards[0].sam_corpus && !shards[0].arc) input_error(names[0], "holds no calibration to merge");
 
   Artifact merged;
   merged.target = shards[0].target;
@@ -157,6 +199,7 @@ Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<
     sam.provenance.counts.update(derived_counts(sam));
     merged.sam_corpus = std::move(sam);
   }
+  if (shards[0].arc) merged.arc = merge_arc(shards, inputs, names);
   return merged;
 }
 

@@ -8,7 +8,9 @@
 namespace specd {
 
 // The artifact the unsharded run would have written: prompts, rejections and documents
-// concatenated in stored order, CSD pairs recomputed, counts and wall_s added; each calibration's
+// concatenated in stored order (ARC samples by (prompt, step)), CSD pairs recomputed, counts and
+// wall_s added; ARC's whitening (equal in every shard) kept and its constants and audit left
+// empty (they cannot be merged from the shards'; see merge_arc); each calibration's
 // provenance becomes shard 0 of 1 and lists the shards' provenances in `shards`, in shard order;
 // its command_line names the merge. created_at, tool_version and git_commit are left empty for the
 // writer to fill. Refuses with InputError naming the input (names[i], e.g. its directory) shards

@@ -35,6 +35,9 @@ void sort_prompts(std::vector<CalibratedPrompt>& prompts) {
 // The artifact in its stored order, with what the writer derives filled in.
 Artifact sealed_form(const Artifact& artifact) {
   Artifact a = artifact;
+  // Always the current format: an artifact read from an older version (a subset of this one) is
+  // written back upgraded, never as the version it was read from with newer files.
+  a.schema_version = kArtifactSchemaVersion;
   if (a.created_at.empty()) a.created_at = utc_timestamp();
   if (a.tool_version.empty()) a.tool_version = specd_version();
   if (a.git_commit.empty()) a.git_commit = specd_git_commit();
@@ -60,6 +63,13 @@ Artifact sealed_form(const Artifact& artifact) {
     sam = std::move(sorted);
   }
   if (a.sam_corpus) fill_counts(a.sam_corpus->provenance, derived_counts(*a.sam_corpus));
+  if (a.arc) {
+    sort_prompts(a.arc->prompts);
+    // By (prompt, step); the samples of one step keep the order the calibration recorded them in.
+    std::stable_sort(a.arc->samples.begin(), a.arc->samples.end(),
+                     [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
+    fill_counts(a.arc->provenance, derived_counts(*a.arc));
+  }
   std::sort(a.thresholds.begin(), a.thresholds.end(),
             [](const Threshold& x, const Threshold& y) { return std::tie(x.policy, x.name) < std::tie(y.policy, y.name); });
   return a;

@@ -38,6 +38,18 @@ CREATE TABLE documents (
 PRAGMA user_version = 1;
 )sql";
 
+// ARC-Decode's samples (ArcSample's fields). Created on every open, so a journal begun before the
+// table existed still resumes (the other tables are unchanged).
+constexpr const char* kArcSamplesSql = R"sql(
+CREATE TABLE IF NOT EXISTS arc_samples (
+  policy TEXT NOT NULL, prompt INTEGER NOT NULL, step INTEGER NOT NULL, depth INTEGER NOT NULL, position INTEGER NOT NULL,
+  target_token INTEGER NOT NULL CHECK (target_token >= 0), draft_token INTEGER NOT NULL CHECK (draft_token >= 0),
+  root_entropy REAL NOT NULL, u_emb_raw REAL NOT NULL, u_logit_raw REAL NOT NULL, js REAL NOT NULL,
+  held_out INTEGER NOT NULL CHECK (held_out IN (0, 1)),
+  FOREIGN KEY (policy, prompt) REFERENCES prompts (policy, prompt_index)
+);
+)sql";
+
 int64_t single_integer(sqlite::Database& db, const std::string& sql) {
   sqlite::Statement query(db, sql);
   query.step();
@@ -67,6 +79,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
   if (!exists) {
     sqlite::Transaction transaction(*db_);
     db_->exec(kJournalSql);
+    db_->exec(kArcSamplesSql);
     sqlite::Statement(*db_, "INSERT INTO identity (json) VALUES (?)").bind(1, identity_.dump()).run();
     transaction.commit();
     return;
@@ -80,6 +93,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
   if (stored != identity_)
     input_error(path_, "an interrupted calibration with other settings is there (" + describe_difference(stored, identity_) +
                            "): rerun it with its settings or delete it");
+  db_->exec(kArcSamplesSql);
 }
 
 CalibrationJournal::~CalibrationJournal() = default;
@@ -126,6 +140,35 @@ void CalibrationJournal::record_document(const std::string& policy, const Calibr
       .bind(3, nlohmann::json(document).dump())
       .run();
   transaction.commit();
+}
+
+void CalibrationJournal::record_arc_samples(const std::string& policy, const CalibratedPrompt& prompt,
+                                            const std::vector<ArcSample>& samples) {
+  sqlite::Transaction transaction(*db_);
+  insert_prompt(policy, prompt);
+  sqlite::Statement insert(*db_,
+                           "INSERT INTO arc_samples (policy, prompt, step, depth, position, target_token, draft_token, root_entropy, "
+                           "u_emb_raw, u_logit_raw, js, held_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const ArcSample& x : samples) {
+    insert.bind(1, policy).bind(2, int64_t{x.prompt}).bind(3, int64_t{x.step}).bind(4, int64_t{x.depth}).bind(5, x.position);
+    insert.bind(6, int64_t{x.target_token}).bind(7, int64_t{x.draft_token}).bind(8, double{x.root_entropy}).bind(9, x.u_emb_raw);
+    insert.bind(10, x.u_logit_raw).bind(11, x.js).bind(12, int64_t{x.held_out ? 1 : 0});
+    insert.run();
+  }
+  transaction.commit();
+}
+
+std::vector<ArcSample> CalibrationJournal::arc_samples(const std::string& policy) {
+  sqlite::Statement query(*db_,
+                          "SELECT prompt, step, depth, position, target_token, draft_token, root_entropy, u_emb_raw, u_logit_raw, js, "
+                          "held_out FROM arc_samples WHERE policy = ? ORDER BY prompt, step, rowid");
+  query.bind(1, policy);
+  std::vector<ArcSample> rows;
+  auto int32 = [&](int column) { return static_cast<int32_t>(query.int64(column)); };
+  while (query.step())
+    rows.push_back({int32(0), int32(1), int32(2), query.int64(3), int32(4), int32(5), static_cast<float>(query.real(6)), query.real(7),
+                    query.real(8), query.real(9), query.int64(10) != 0});
+  return rows;
 }
 
 std::vector<CalibratedPrompt> CalibrationJournal::prompts(const std::string& policy) {

@@ -42,9 +42,13 @@ class CalibrationJournal {
   // One prompt's row and its SAM corpus document (the target's answer), in one transaction.
   void record_document(const std::string& policy, const CalibratedPrompt& prompt, const std::vector<int32_t>& document);
 
+  // One prompt's row and its ARC-Decode samples, in one transaction (as record_prompt).
+  void record_arc_samples(const std::string& policy, const CalibratedPrompt& prompt, const std::vector<ArcSample>& samples);
+
   std::vector<CalibratedPrompt> prompts(const std::string& policy);  // by index
   std::vector<CsdRejection> rejections(const std::string& policy);   // by (prompt, step, depth), then as recorded
   std::vector<std::vector<int32_t>> documents(const std::string& policy);  // in the order of prompts(policy)
+  std::vector<ArcSample> arc_samples(const std::string& policy);  // by (prompt, step), then as recorded
 
   // Closes and deletes the journal file (once the artifact is written). The object is unusable after.
   void remove();

@@ -13,6 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)tables.schema_problems();
     for (const std::string& policy : tables.policies()) (void)tables.prompts(policy);
     (void)tables.csd_pairs();
+    (void)tables.arc_constants();
+    (void)tables.arc_audit();
     (void)tables.thresholds();
   });
 }

@@ -1,12 +1,13 @@
--- specd calibration artifact, calibration.sqlite, schema version 1 (PRAGMA user_version).
+-- specd calibration artifact, calibration.sqlite, schema version 2 (PRAGMA user_version).
 -- The tables of one model pair's artifact (schemas/README.md): the prompts each calibration ran,
--- CSD's correction memory, and the thresholds the runtime deploys. The writer inserts rows in
+-- CSD's correction memory, ARC-Decode's constants and held-out audit, and the thresholds the
+-- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
 -- Compiled in at build time (runtime/CMakeLists.txt); a change that existing readers cannot read
 -- needs a new version (see the upgrade rule in schemas/README.md).
 
 CREATE TABLE prompts (
-  policy        TEXT NOT NULL,     -- the calibration that ran the prompt: csd, sam_corpus
+  policy        TEXT NOT NULL,     -- the calibration that ran the prompt: csd, sam_corpus, arc
   prompt_index  INTEGER NOT NULL,  -- index of the prompt in the prompts file, from 0
   prompt_id     TEXT NOT NULL,     -- the prompt's id in that file
   category      TEXT NOT NULL,
@@ -15,7 +16,7 @@ CREATE TABLE prompts (
   steps         INTEGER NOT NULL,  -- decoding steps (speculative steps for csd)
   drafted       INTEGER NOT NULL,  -- drafted tokens verified
   accepted      INTEGER NOT NULL,  -- drafted tokens accepted
-  rejections    INTEGER NOT NULL,  -- rejection events (rows of /csd/rejections for this prompt)
+  rejections    INTEGER NOT NULL,  -- rejection events (rows of /csd/rejections for this prompt; 0 for arc)
   -- No times: equal calibrations give equal tables (the wall time is in the manifest's provenance).
   PRIMARY KEY (policy, prompt_index)
 ) WITHOUT ROWID;
@@ -36,6 +37,38 @@ CREATE TABLE csd_pairs (
   PRIMARY KEY (draft_token, target_token)
 ) WITHOUT ROWID;
 
+-- ARC-Decode's constants (arc-decode.md Algorithm 1), one row per bucket, fitted on the
+-- non-held-out samples of /arc/samples in that bucket with the finite-sample conformal rank
+-- ceil((n + 1)(1 - delta)). `ordinal` keeps the fit's order: 0 is bucket 'all', then the buckets
+-- asked for (e.g. 'depth=1', 'depth=2', ..., 'depth=10', which text order would scramble).
+CREATE TABLE arc_constants (
+  bucket      TEXT NOT NULL,
+  ordinal     INTEGER NOT NULL UNIQUE CHECK (ordinal >= 0),
+  samples     INTEGER NOT NULL CHECK (samples >= 0),  -- n: calibration samples in the bucket
+  rank        INTEGER NOT NULL CHECK (rank >= 1),      -- the order statistic taken, 1-based; n + 1: too few samples
+  c_s         REAL NOT NULL,  -- c'_s: quantile of js / u_emb_raw
+  alpha_kappa REAL NOT NULL,  -- alpha kappa: quantile of js / u_logit_raw
+  tau_delta   REAL NOT NULL,  -- quantile of U_min = min(c'_s u_emb_raw, alpha kappa u_logit_raw)
+  PRIMARY KEY (bucket)
+) WITHOUT ROWID;
+
+-- ARC-Decode's held-out audit: coverage of JS <= U_min on the held-out samples of one group
+-- ('all'/'all', 'category'/<workload category>, 'depth'/<depth>), with 95% Wilson score and
+-- Clopper-Pearson intervals. `ordinal` keeps the audit's order ('all', categories, depths).
+CREATE TABLE arc_audit (
+  group_kind  TEXT NOT NULL CHECK (group_kind IN ('all', 'category', 'depth')),
+  group_name  TEXT NOT NULL,
+  ordinal     INTEGER NOT NULL UNIQUE CHECK (ordinal >= 0),
+  samples     INTEGER NOT NULL CHECK (samples >= 0),
+  covered     INTEGER NOT NULL CHECK (covered >= 0 AND covered <= samples),
+  coverage    REAL NOT NULL,
+  wilson_low  REAL NOT NULL,
+  wilson_high REAL NOT NULL,
+  cp_low      REAL NOT NULL,
+  cp_high     REAL NOT NULL,
+  PRIMARY KEY (group_kind, group_name)
+) WITHOUT ROWID;
+
 -- Constants the runtime deploys per policy, e.g. ('csd', 'lambda', 6, 'paper default').
 CREATE TABLE thresholds (
   policy TEXT NOT NULL,
@@ -45,4 +78,4 @@ CREATE TABLE thresholds (
   PRIMARY KEY (policy, name)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

@@ -4,6 +4,11 @@
 
 namespace specd {
 
+std::string readable_versions(int32_t current) {
+  return current == kOldestArtifactVersion ? std::to_string(current)
+                                           : std::to_string(kOldestArtifactVersion) + " to " + std::to_string(current);
+}
+
 bool ModelFingerprint::operator==(const ModelFingerprint& o) const {
   return std::tie(path, config_sha256, tokenizer_sha256, embedding_sha256, vocab_size) ==
          std::tie(o.path, o.config_sha256, o.tokenizer_sha256, o.embedding_sha256, o.vocab_size);
@@ -40,14 +45,35 @@ bool SamCorpusCalibration::operator==(const SamCorpusCalibration& o) const {
   return std::tie(provenance, prompts, documents) == std::tie(o.provenance, o.prompts, o.documents);
 }
 
+bool ArcSample::operator==(const ArcSample& o) const {
+  return std::tie(prompt, step, depth, position, target_token, draft_token, root_entropy, u_emb_raw, u_logit_raw, js, held_out) ==
+         std::tie(o.prompt, o.step, o.depth, o.position, o.target_token, o.draft_token, o.root_entropy, o.u_emb_raw, o.u_logit_raw,
+                  o.js, o.held_out);
+}
+
+bool ArcConstants::operator==(const ArcConstants& o) const {
+  return std::tie(bucket, samples, rank, c_s, alpha_kappa, tau_delta) ==
+         std::tie(o.bucket, o.samples, o.rank, o.c_s, o.alpha_kappa, o.tau_delta);
+}
+
+bool ArcAuditRow::operator==(const ArcAuditRow& o) const {
+  return std::tie(group_kind, group, samples, covered, coverage, wilson_low, wilson_high, cp_low, cp_high) ==
+         std::tie(o.group_kind, o.group, o.samples, o.covered, o.coverage, o.wilson_low, o.wilson_high, o.cp_low, o.cp_high);
+}
+
+bool ArcCalibration::operator==(const ArcCalibration& o) const {
+  return std::tie(provenance, delta, top_k, mu, epsilon, prompts, whitening, samples, constants, audit) ==
+         std::tie(o.provenance, o.delta, o.top_k, o.mu, o.epsilon, o.prompts, o.whitening, o.samples, o.constants, o.audit);
+}
+
 bool Threshold::operator==(const Threshold& o) const {
   return std::tie(policy, name, value, source) == std::tie(o.policy, o.name, o.value, o.source);
 }
 
 bool Artifact::operator==(const Artifact& o) const {
-  return std::tie(schema_version, created_at, tool_version, git_commit, target, draft, csd, sam_corpus, thresholds) ==
+  return std::tie(schema_version, created_at, tool_version, git_commit, target, draft, csd, sam_corpus, arc, thresholds) ==
          std::tie(o.schema_version, o.created_at, o.tool_version, o.git_commit, o.target, o.draft, o.csd, o.sam_corpus,
-                  o.thresholds);
+                  o.arc, o.thresholds);
 }
 
 }  // namespace specd

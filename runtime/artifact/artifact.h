@@ -11,10 +11,15 @@
 
 namespace specd {
 
-// Versions this specd reads and writes; any other is refused (the upgrade rule in schemas/README.md).
-constexpr int32_t kArtifactSchemaVersion = 1;  // manifest.json
-constexpr int32_t kArtifactSqliteVersion = 1;  // calibration.sqlite, PRAGMA user_version
-constexpr int32_t kArtifactH5Version = 1;      // calibration.h5, root attribute schema_version
+// Versions this specd writes; it reads each from kOldestArtifactVersion on and refuses any other
+// (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration;
+// version 1 files are version 2 files without it.
+constexpr int32_t kArtifactSchemaVersion = 2;  // manifest.json
+constexpr int32_t kArtifactSqliteVersion = 2;  // calibration.sqlite, PRAGMA user_version
+constexpr int32_t kArtifactH5Version = 2;      // calibration.h5, root attribute schema_version
+constexpr int32_t kOldestArtifactVersion = 1;  // of each of the three
+// "1 to 2": the versions of a file this specd reads, for refusals ("schema version 3, this specd reads 1 to 2").
+std::string readable_versions(int32_t current);
 
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kSqliteFile = "calibration.sqlite";

@@ -12,6 +12,45 @@ const char* const kRejectionColumns[] = {"prompt", "step", "depth", "draft_token
 
 std::string rejection_column(const char* name) { return std::string(kRejections) + "/" + name; }
 
+constexpr const char* kArcWhitening = "/arc/whitening";
+std::string arc_column(const char* name) { return std::string("/arc/samples/") + name; }
+
+}  // namespace
+
+void write_arc_arrays(Hdf5File& file, const ArcCalibration& arc) {
+  std::vector<int32_t> prompt, step, depth, target_token, draft_token, held_out;
+  std::vector<int64_t> position;
+  std::vector<float> root_entropy;
+  std::vector<double> u_emb_raw, u_logit_raw, js;
+  for (const ArcSample& x : arc.samples) {
+    prompt.push_back(x.prompt);
+    step.push_back(x.step);
+    depth.push_back(x.depth);
+    position.push_back(x.position);
+    target_token.push_back(x.target_token);
+    draft_token.push_back(x.draft_token);
+    root_entropy.push_back(x.root_entropy);
+    u_emb_raw.push_back(x.u_emb_raw);
+    u_logit_raw.push_back(x.u_logit_raw);
+    js.push_back(x.js);
+    held_out.push_back(x.held_out ? 1 : 0);
+  }
+  file.write(kArcWhitening, arc.whitening);
+  file.write(arc_column("prompt"), prompt);
+  file.write(arc_column("step"), step);
+  file.write(arc_column("depth"), depth);
+  file.write(arc_column("position"), position);
+  file.write(arc_column("target_token"), target_token);
+  file.write(arc_column("draft_token"), draft_token);
+  file.write(arc_column("root_entropy"), root_entropy);
+  file.write(arc_column("u_emb_raw"), u_emb_raw);
+  file.write(arc_column("u_logit_raw"), u_logit_raw);
+  file.write(arc_column("js"), js);
+  file.write(arc_column("held_out"), held_out);
+}
+
+namespace {
+
 }  // namespace
 
 void write_artifact_arrays(const std::string& path, const Artifact& artifact) {
@@ -32,6 +71,7 @@ void write_artifact_arrays(const std::string& path, const Artifact& artifact) {
     for (int c = 0; c < 5; ++c) file.write(rejection_column(kRejectionColumns[c]), columns[c]);
     file.write(rejection_column("logit_gap"), gaps);
   }
+  if (artifact.arc) write_arc_arrays(file, *artifact.arc);
   if (artifact.sam_corpus) {
     std::vector<int32_t> tokens;
     std::vector<int64_t> offsets{0};
@@ -48,13 +88,48 @@ void write_artifact_arrays(const std::string& path, const Artifact& artifact) {
 Hdf5File open_artifact_arrays(const std::string& path) {
   Hdf5File file = Hdf5File::open_read(path);
   const int64_t version = file.read_root_attribute("schema_version");
-  if (version != kArtifactH5Version)
-    input_error(path, "schema version " + std::to_string(version) + ", this specd reads " + std::to_string(kArtifactH5Version));
+  if (version < kOldestArtifactVersion || version > kArtifactH5Version)
+    input_error(path, "schema version " + std::to_string(version) + ", this specd reads " + readable_versions(kArtifactH5Version));
   return file;
 }
 
+int64_t artifact_arrays_version(const Hdf5File& file) { return file.read_root_attribute("schema_version"); }
+
 bool has_csd_rejections(const Hdf5File& file) { return file.exists("/csd"); }
 bool has_sam_corpus(const Hdf5File& file) { return file.exists("/sam_corpus"); }
+bool has_arc(const Hdf5File& file) { return file.exists("/arc"); }
+
+std::vector<float> read_arc_whitening(const Hdf5File& file) { return file.read_float32(kArcWhitening); }
+
+std::vector<ArcSample> read_arc_samples(const Hdf5File& file) {
+  const std::vector<int32_t> prompt = file.read_int32(arc_column("prompt"));
+  const size_t rows = prompt.size();
+  auto checked = [&](auto values, const char* name) {
+    if (values.size() != rows)
+      input_error(file.path(), arc_column(name) + " has " + std::to_string(values.size()) + " rows, " + arc_column("prompt") + " " +
+                                   std::to_string(rows));
+    return values;
+  };
+  const auto step = checked(file.read_int32(arc_column("step")), "step");
+  const auto depth = checked(file.read_int32(arc_column("depth")), "depth");
+  const auto position = checked(file.read_int64(arc_column("position")), "position");
+  const auto target_token = checked(file.read_int32(arc_column("target_token")), "target_token");
+  const auto draft_token = checked(file.read_int32(arc_column("draft_token")), "draft_token");
+  const auto root_entropy = checked(file.read_float32(arc_column("root_entropy")), "root_entropy");
+  const auto u_emb_raw = checked(file.read_float64(arc_column("u_emb_raw")), "u_emb_raw");
+  const auto u_logit_raw = checked(file.read_float64(arc_column("u_logit_raw")), "u_logit_raw");
+  const auto js = checked(file.read_float64(arc_column("js")), "js");
+  const auto held_out = checked(file.read_int32(arc_column("held_out")), "held_out");
+  std::vector<ArcSample> samples(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    if (held_out[i] != 0 && held_out[i] != 1)
+      input_error(file.path(), arc_column("held_out") + " row " + std::to_string(i) + " is " + std::to_string(held_out[i]) +
+                                   ", expected 0 or 1");
+    samples[i] = {prompt[i], step[i],         depth[i], position[i], target_token[i], draft_token[i],
+                  root_entropy[i], u_emb_raw[i], u_logit_raw[i], js[i], held_out[i] == 1};
+  }
+  return samples;
+}
 
 std::vector<CsdRejection> read_csd_rejections(const Hdf5File& file) {
   std::vector<int32_t> columns[5];

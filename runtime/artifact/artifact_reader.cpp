@@ -9,6 +9,11 @@
 
 namespace specd {
 
+bool lists_policy(const Artifact& artifact, const std::string& policy) {
+  return (policy == kCsdPolicy && artifact.csd) || (policy == kSamCorpusPolicy && artifact.sam_corpus) ||
+         (policy == kArcPolicy && artifact.arc);
+}
+
 Artifact read_artifact(const std::string& dir) {
   ArtifactReader reader(dir);
   Artifact artifact = reader.manifest();
@@ -17,15 +22,17 @@ Artifact read_artifact(const std::string& dir) {
 
   ArtifactTables tables(sqlite_path);
   for (const std::string& problem : tables.integrity_problems(false)) input_error(sqlite_path, problem);
+  check_recorded_version(dir, kSqliteFile, reader.files(), tables.version());
   for (const std::string& policy : tables.policies())
-    if (!(policy == kCsdPolicy && artifact.csd) && !(policy == kSamCorpusPolicy && artifact.sam_corpus))
-      input_error(sqlite_path, "prompts of policy '" + policy + "', which the manifest does not list");
+    if (!lists_policy(artifact, policy)) input_error(sqlite_path, "prompts of policy '" + policy + "', which the manifest does not list");
   artifact.thresholds = tables.thresholds();
 
   const Hdf5File arrays = open_artifact_arrays(h5_path);
+  check_recorded_version(dir, kH5File, reader.files(), artifact_arrays_version(arrays));
   if (has_csd_rejections(arrays) && !artifact.csd) input_error(h5_path, "/csd is present but the manifest lists no csd calibration");
   if (has_sam_corpus(arrays) && !artifact.sam_corpus)
     input_error(h5_path, "/sam_corpus is present but the manifest lists no sam_corpus calibration");
+  if (has_arc(arrays) && !artifact.arc) input_error(h5_path, "/arc is present but the manifest lists no arc calibration");
   if (artifact.csd) {
     artifact.csd->prompts = tables.prompts(kCsdPolicy);
     artifact.csd->pairs = tables.csd_pairs();
@@ -34,6 +41,16 @@ Artifact read_artifact(const std::string& dir) {
   if (artifact.sam_corpus) {
     artifact.sam_corpus->prompts = tables.prompts(kSamCorpusPolicy);
     artifact.sam_corpus->documents = read_sam_documents(arrays);
+  }
+  if (artifact.arc) {
+    ArcCalibration& arc = *artifact.arc;
+    const std::vector<ArcConstants> manifest_constants = std::move(arc.constants);
+    arc.prompts = tables.prompts(kArcPolicy);
+    arc.constants = tables.arc_constants();
+    arc.audit = tables.arc_audit();
+    arc.whitening = read_arc_whitening(arrays);
+    arc.samples = read_arc_samples(arrays);
+    for (const std::string& problem : arc_manifest_problems(manifest_constants, arc.constants)) throw InputError(dir + "/" + problem);
   }
   for (const std::string& problem : consistency_problems(artifact)) throw InputError(dir + "/" + problem);
   return artifact;
@@ -55,6 +72,26 @@ std::vector<Threshold> ArtifactReader::thresholds() const { return ArtifactTable
 std::vector<std::vector<int32_t>> ArtifactReader::sam_corpus_documents() const {
   if (!manifest().sam_corpus) input_error(dir_, "holds no sam_corpus calibration (run specd calibrate sam-corpus)");
   return read_sam_documents(open_artifact_arrays(sealed_file(kH5File)));
+}
+
+ArcCalibration ArtifactReader::arc_calibration() const {
+  if (!manifest().arc) input_error(dir_, "holds no arc calibration (run specd calibrate arc)");
+  ArcCalibration arc = *manifest().arc;
+  ArtifactTables tables(sealed_file(kSqliteFile));
+  check_recorded_version(dir_, kSqliteFile, files(), tables.version());
+  arc.prompts = tables.prompts(kArcPolicy);
+  arc.constants = tables.arc_constants();
+  arc.audit = tables.arc_audit();
+  const Hdf5File arrays = open_artifact_arrays(sealed_file(kH5File));
+  check_recorded_version(dir_, kH5File, files(), artifact_arrays_version(arrays));
+  arc.whitening = read_arc_whitening(arrays);
+  arc.samples = read_arc_samples(arrays);
+  for (const std::string& problem : arc_manifest_problems(manifest().arc->constants, arc.constants))
+    throw InputError(dir_ + "/" + problem);
+  Artifact only_arc;
+  only_arc.arc = arc;
+  for (const std::string& problem : consistency_problems(only_arc)) throw InputError(dir_ + "/" + problem);
+  return arc;
 }
 
 void ArtifactReader::check_pair(const std::string& target_dir, const std::string& draft_dir) const {

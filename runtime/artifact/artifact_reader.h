@@ -15,6 +15,9 @@ namespace specd {
 // problem throws InputError "DIR/FILE: problem" in one line.
 Artifact read_artifact(const std::string& dir);
 
+// Whether the manifest of `artifact` lists the calibration `policy` (csd, sam_corpus, arc).
+bool lists_policy(const Artifact& artifact, const std::string& policy);
+
 // Deployment: the constructor reads manifest.json only; each accessor opens the file it needs
 // after checking its sha256 against the manifest, so a changed or damaged file is refused naming
 // it. Nothing is cached: call each once.
@@ -33,6 +36,12 @@ class ArtifactReader {
   std::vector<Threshold> thresholds() const;
   // The SAM corpus documents from calibration.h5 (InputError when it holds none).
   std::vector<std::vector<int32_t>> sam_corpus_documents() const;
+
+  // ARC-Decode's whole calibration: settings from the manifest, prompts, constants (every bucket,
+  // "all" first) and audit from calibration.sqlite, whitening and samples from calibration.h5,
+  // checked for consistency (InputError when the artifact holds no arc calibration). The runtime
+  // needs the constants and whitening; `specd audit arc` the samples.
+  ArcCalibration arc_calibration() const;
 
   // check_pair (fingerprint.h) against the models being deployed.
   void check_pair(const std::string& target_dir, const std::string& draft_dir) const;

@@ -23,6 +23,39 @@ void print_model(std::ostream& out, const char* role, const json& model) {
       << ", tokenizer " << short_hash(model["tokenizer_sha256"]) << ", embedding " << short_hash(model["embedding_sha256"]) << "\n";
 }
 
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+std::string general(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+// ARC's settings, constants per bucket and held-out audit (the paper's Table 5).
+void print_arc(std::ostream& out, const json& c) {
+  out << "  delta " << general(c["delta"].get<double>()) << ", K " << c["top_k"] << ", mu " << general(c["mu"].get<double>())
+      << ", epsilon " << general(c["epsilon"].get<double>()) << "\n";
+  out << "  constants (bucket: samples, rank, c'_s, alpha kappa, tau_delta):" << (c["buckets"].empty() ? " none fitted" : "");
+  for (const json& b : c["buckets"])
+    out << "\n    " << b["bucket"].get<std::string>() << ": " << b["samples"] << ", " << b["rank"] << ", "
+        << general(b["c_s"].get<double>()) << ", " << general(b["alpha_kappa"].get<double>()) << ", "
+        << general(b["tau_delta"].get<double>());
+  out << "\n  held-out coverage of JS <= U_min (group: covered/samples, coverage, Wilson 95%, Clopper-Pearson 95%):"
+      << (c["audit"].empty() ? " none" : "");
+  for (const json& r : c["audit"]) {
+    const std::string kind = r["group_kind"];
+    out << "\n    " << (kind == "all" ? std::string("all") : kind + " " + r["group"].get<std::string>()) << ": " << r["covered"] << "/"
+        << r["samples"] << ", " << fixed(r["coverage"].get<double>(), 4) << ", [" << fixed(r["wilson_low"].get<double>(), 4) << ", "
+        << fixed(r["wilson_high"].get<double>(), 4) << "], [" << fixed(r["cp_low"].get<double>(), 4) << ", "
+        << fixed(r["cp_high"].get<double>(), 4) << "]";
+  }
+  out << "\n";
+}
+
 void print_calibration(std::ostream& out, const std::string& name, const json& c) {
   out << name << ":\n  counts:";
   for (const auto& [key, value] : c["counts"].items()) out << " " << key << " " << value.dump();
@@ -36,6 +69,7 @@ void print_calibration(std::ostream& out, const std::string& name, const json& c
   out << "  decoding time: " << wall << "\n";
   if (c.contains("shards")) out << "  merged from " << c["shards"].size() << " shards\n";
   else out << "  shard " << c["shard"]["index"] << " of " << c["shard"]["count"] << "\n";
+  if (c.contains("audit")) print_arc(out, c);
   if (!c.contains("top_pairs")) return;
   char shares[64];
   std::snprintf(shares, sizeof shares, "%.1f%% / %.1f%%", 100 * c["pareto"]["top_10"].get<double>(),
@@ -69,6 +103,18 @@ json artifact_summary(const std::string& dir, const Artifact& artifact, size_t t
     calibrations[kCsdPolicy]["pareto"] = {{"top_10", pareto_share(artifact.csd->pairs, 0.1)},
                                           {"top_20", pareto_share(artifact.csd->pairs, 0.2)}};
   }
+  if (artifact.arc) {
+    json buckets = json::array();
+    for (const ArcConstants& c : artifact.arc->constants) buckets.push_back(arc_constants_json(c));
+    json audit = json::array();
+    for (const ArcAuditRow& r : artifact.arc->audit)
+      audit.push_back({{"group_kind", r.group_kind}, {"group", r.group}, {"samples", r.samples}, {"covered", r.covered},
+                       {"coverage", r.coverage}, {"wilson_low", r.wilson_low}, {"wilson_high", r.wilson_high}, {"cp_low", r.cp_low},
+                       {"cp_high", r.cp_high}});
+    calibrations[kArcPolicy]["buckets"] = buckets;
+    calibrations[kArcPolicy]["audit"] = audit;
+    calibrations[kArcPolicy]["whitening_size"] = artifact.arc->whitening.size();
+  }
   json thresholds = json::array();
   for (const Threshold& t : artifact.thresholds)
     thresholds.push_back({{"policy", t.policy}, {"name", t.name}, {"value", t.value}, {"source", t.source}});
@@ -101,6 +147,13 @@ std::string artifact_contents_line(const Artifact& a) {
     for (const auto& d : a.sam_corpus->documents) tokens += d.size();
     line += std::string(line.empty() ? "" : "; ") + "sam_corpus: " + std::to_string(a.sam_corpus->documents.size()) +
             " documents, " + std::to_string(tokens) + " tokens";
+  }
+  if (a.arc) {
+    size_t held_out = 0;
+    for (const ArcSample& x : a.arc->samples) held_out += x.held_out;
+    line += std::string(line.empty() ? "" : "; ") + "arc: " + std::to_string(a.arc->prompts.size()) + " prompts, " +
+            std::to_string(a.arc->samples.size() - held_out) + " calibration samples, " + std::to_string(held_out) +
+            " held-out samples, " + std::to_string(a.arc->constants.size()) + " buckets";
   }
   return line.empty() ? "no calibrations" : line;
 }

@@ -46,6 +46,36 @@ void insert_thresholds(sqlite::Database& db, std::vector<Threshold> thresholds) 
   }
 }
 
+void insert_arc(sqlite::Database& db, const ArcCalibration& arc) {
+  // Rows go in primary-key order (equal contents, equal dumps); `ordinal` keeps the given order.
+  std::vector<size_t> order(arc.constants.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return arc.constants[a].bucket < arc.constants[b].bucket; });
+  sqlite::Statement constants(db,
+                              "INSERT INTO arc_constants (bucket, ordinal, samples, rank, c_s, alpha_kappa, tau_delta) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  for (size_t i : order) {
+    const ArcConstants& c = arc.constants[i];
+    constants.bind(1, c.bucket).bind(2, static_cast<int64_t>(i)).bind(3, c.samples).bind(4, c.rank).bind(5, c.c_s);
+    constants.bind(6, c.alpha_kappa).bind(7, c.tau_delta);
+    constants.run();
+  }
+  order.resize(arc.audit.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tie(arc.audit[a].group_kind, arc.audit[a].group) < std::tie(arc.audit[b].group_kind, arc.audit[b].group);
+  });
+  sqlite::Statement audit(db,
+                          "INSERT INTO arc_audit (group_kind, group_name, ordinal, samples, covered, coverage, wilson_low, "
+                          "wilson_high, cp_low, cp_high) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (size_t i : order) {
+    const ArcAuditRow& r = arc.audit[i];
+    audit.bind(1, r.group_kind).bind(2, r.group).bind(3, static_cast<int64_t>(i)).bind(4, r.samples).bind(5, r.covered);
+    audit.bind(6, r.coverage).bind(7, r.wilson_low).bind(8, r.wilson_high).bind(9, r.cp_low).bind(10, r.cp_high);
+    audit.run();
+  }
+}
+
 int64_t single_integer(sqlite::Database& db, const std::string& sql) {
   sqlite::Statement query(db, sql);
   query.step();
@@ -60,9 +90,11 @@ void write_artifact_tables(const std::string& path, const Artifact& artifact) {
   sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
   sqlite::Transaction transaction(db);
   db.exec(artifact_schema_sql());
-  // Policies in primary-key order: "csd" < "sam_corpus".
+  // Policies in primary-key order: "arc" < "csd" < "sam_corpus".
+  if (artifact.arc) insert_prompts(db, kArcPolicy, artifact.arc->prompts);
   if (artifact.csd) insert_prompts(db, kCsdPolicy, artifact.csd->prompts);
   if (artifact.sam_corpus) insert_prompts(db, kSamCorpusPolicy, artifact.sam_corpus->prompts);
+  if (artifact.arc) insert_arc(db, *artifact.arc);
   if (artifact.csd) insert_pairs(db, artifact.csd->pairs);
   insert_thresholds(db, artifact.thresholds);
   transaction.commit();
@@ -73,8 +105,30 @@ ArtifactTables::ArtifactTables(const std::string& path) : db_(path, sqlite::Data
   if (version == 0)
     input_error(path, single_integer(db_, "SELECT count(*) FROM sqlite_master") == 0 ? "empty database, not a specd artifact"
                                                                                       : "not a specd artifact database (no schema version)");
-  if (version != kArtifactSqliteVersion)
-    input_error(path, "schema version " + std::to_string(version) + ", this specd reads " + std::to_string(kArtifactSqliteVersion));
+  if (version < kOldestArtifactVersion || version > kArtifactSqliteVersion)
+    input_error(path, "schema version " + std::to_string(version) + ", this specd reads " +
+                          readable_versions(kArtifactSqliteVersion));
+  version_ = version;
+}
+
+std::vector<ArcConstants> ArtifactTables::arc_constants() {
+  if (version_ < 2) return {};  // version 1 has no arc tables
+  sqlite::Statement query(db_, "SELECT bucket, samples, rank, c_s, alpha_kappa, tau_delta FROM arc_constants ORDER BY ordinal");
+  std::vector<ArcConstants> rows;
+  while (query.step()) rows.push_back({query.text(0), query.int64(1), query.int64(2), query.real(3), query.real(4), query.real(5)});
+  return rows;
+}
+
+std::vector<ArcAuditRow> ArtifactTables::arc_audit() {
+  if (version_ < 2) return {};
+  sqlite::Statement query(db_,
+                          "SELECT group_kind, group_name, samples, covered, coverage, wilson_low, wilson_high, cp_low, cp_high "
+                          "FROM arc_audit ORDER BY ordinal");
+  std::vector<ArcAuditRow> rows;
+  while (query.step())
+    rows.push_back({query.text(0), query.text(1), query.int64(2), query.int64(3), query.real(4), query.real(5), query.real(6),
+                    query.real(7), query.real(8)});
+  return rows;
 }
 
 std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy) {
@@ -155,7 +209,11 @@ std::vector<std::string> ArtifactTables::schema_problems() {
       tables[query.text(0)].push_back(query.text(1) + " " + query.text(2) + (query.int64(3) ? " key" : ""));
     return tables;
   };
-  const auto want = columns(expected);
+  auto want = columns(expected);
+  if (version_ < 2) {  // version 1: the same tables without ARC's
+    want.erase("arc_constants");
+    want.erase("arc_audit");
+  }
   const auto have = columns(db_);
   std::vector<std::string> lines;
   for (const auto& [table, want_columns] : want) {

@@ -1,6 +1,6 @@
 #pragma once
 // calibration.sqlite (schemas/artifact.sql): the prompts each calibration ran, CSD's correction
-// memory and the deployed thresholds. Written once, in one transaction, rows in primary-key
+// memory, ARC's constants and audit, and the deployed thresholds. Written once, in one transaction, rows in primary-key
 // order; read through ArtifactTables.
 #include <string>
 #include <vector>
@@ -18,13 +18,19 @@ void write_artifact_tables(const std::string& path, const Artifact& artifact);
 
 class ArtifactTables {
  public:
-  // Opens read-only. InputError "PATH: schema version N, this specd reads 1" for another version,
+  // Opens read-only. InputError "PATH: schema version N, this specd reads 1 to 2" for another version,
   // "PATH: not a specd artifact database" for a foreign file, SQLite's reason for a damaged one.
   explicit ArtifactTables(const std::string& path);
+
+  // PRAGMA user_version, from kOldestArtifactVersion to kArtifactSqliteVersion.
+  int64_t version() const { return version_; }
 
   // Rows in primary-key order; prompts by index, pairs as summarize_pairs orders them.
   std::vector<CalibratedPrompt> prompts(const std::string& policy);
   std::vector<CsdPair> csd_pairs();
+  // ARC's constants and audit rows in the order they were written ("all" first); none in version 1.
+  std::vector<ArcConstants> arc_constants();
+  std::vector<ArcAuditRow> arc_audit();
   std::vector<Threshold> thresholds();
   std::vector<std::string> policies();  // the distinct policies of the prompts table
 
@@ -35,6 +41,7 @@ class ArtifactTables {
 
  private:
   sqlite::Database db_;
+  int64_t version_ = 0;
 };
 
 }  // namespace specd

@@ -1,5 +1,6 @@
 #include "artifact/consistency.h"
 
+#include <map>
 #include <set>
 
 #include "artifact/csd_pairs.h"
@@ -62,8 +63,80 @@ json derived_counts(const SamCorpusCalibration& sam) {
           {"tokens", tokens}};
 }
 
+json derived_counts(const ArcCalibration& arc) {
+  json counts = prompt_sums(arc.prompts);
+  int64_t held_out = 0;
+  for (const ArcSample& x : arc.samples) held_out += x.held_out;
+  counts["calibration_samples"] = static_cast<int64_t>(arc.samples.size()) - held_out;
+  counts["held_out_samples"] = held_out;
+  return counts;
+}
+
+std::vector<std::string> arc_manifest_problems(const std::vector<ArcConstants>& manifest, const std::vector<ArcConstants>& tables) {
+  if (manifest.empty() && tables.empty()) return {};
+  if (manifest.empty()) return {"manifest.json: calibrations.arc.constants is null, calibration.sqlite holds arc_constants"};
+  if (tables.empty()) return {"manifest.json: calibrations.arc.constants is set, calibration.sqlite holds no arc_constants"};
+  if (!(manifest.front() == tables.front()))
+    return {"manifest.json: calibrations.arc.constants differs from the first row of arc_constants in calibration.sqlite"};
+  return {};
+}
+
+namespace {
+
+void check_arc(const ArcCalibration& arc, std::vector<std::string>& problems) {
+  check_counts(kArcPolicy, arc.provenance, derived_counts(arc), problems);
+  check_prompt_indices(kArcPolicy, arc.prompts, problems);
+  std::map<int32_t, std::string> category;
+  for (const CalibratedPrompt& p : arc.prompts) category[p.index] = p.category;
+  int64_t calibration = 0, held_out = 0;
+  std::map<std::string, int64_t> held_out_by_category, held_out_by_depth;
+  for (const ArcSample& x : arc.samples) {
+    auto it = category.find(x.prompt);
+    if (it == category.end()) {
+      problems.push_back("calibration.h5: an arc sample of prompt " + std::to_string(x.prompt) + ", which the arc prompts table lacks");
+      return;
+    }
+    if (!x.held_out) ++calibration;
+    else {
+      ++held_out;
+      ++held_out_by_category[it->second];
+      ++held_out_by_depth[std::to_string(x.depth)];
+    }
+  }
+  // Constants: "all" first, fitted on every calibration (non-held-out) sample; ranks within 1..n+1.
+  if (!arc.constants.empty()) {
+    const ArcConstants& all = arc.constants.front();
+    if (all.bucket != "all")
+      problems.push_back("calibration.sqlite: the first arc_constants row is bucket '" + all.bucket + "', expected 'all'");
+    else if (all.samples != calibration)
+      problems.push_back("calibration.sqlite: arc_constants 'all' counts " + std::to_string(all.samples) +
+                         " samples, calibration.h5 holds " + std::to_string(calibration) + " calibration samples");
+    for (const ArcConstants& c : arc.constants)
+      if (c.rank < 1 || c.rank > c.samples + 1)
+        problems.push_back("calibration.sqlite: arc_constants '" + c.bucket + "' has rank " + std::to_string(c.rank) + " outside 1.." +
+                           std::to_string(c.samples + 1));
+  }
+  // Audit rows count the held-out samples of their group.
+  for (const ArcAuditRow& r : arc.audit) {
+    int64_t expected = -1;
+    if (r.group_kind == "all") expected = held_out;
+    else if (r.group_kind == "category") expected = held_out_by_category.count(r.group) ? held_out_by_category[r.group] : 0;
+    else if (r.group_kind == "depth") expected = held_out_by_depth.count(r.group) ? held_out_by_depth[r.group] : 0;
+    if (expected < 0) problems.push_back("calibration.sqlite: arc_audit group kind '" + r.group_kind + "' is unknown");
+    else if (r.samples != expected)
+      problems.push_back("calibration.sqlite: arc_audit " + r.group_kind + " '" + r.group + "' counts " + std::to_string(r.samples) +
+                         " samples, calibration.h5 holds " + std::to_string(expected) + " held-out samples there");
+    else if (r.covered < 0 || r.covered > r.samples)
+      problems.push_back("calibration.sqlite: arc_audit " + r.group_kind + " '" + r.group + "' covers " + std::to_string(r.covered) +
+                         " of " + std::to_string(r.samples) + " samples");
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> consistency_problems(const Artifact& artifact) {
   std::vector<std::string> problems;
+  if (const auto& arc = artifact.arc) check_arc(*arc, problems);
   if (const auto& csd = artifact.csd) {
     check_counts(kCsdPolicy, csd->provenance, derived_counts(*csd), problems);
     check_prompt_indices(kCsdPolicy, csd->prompts, problems);

@@ -8,10 +8,18 @@ namespace specd {
 void check_file_versions(const std::string& dir, const std::map<std::string, ManifestFile>& files) {
   for (const auto& [name, known] : {std::pair{kSqliteFile, kArtifactSqliteVersion}, std::pair{kH5File, kArtifactH5Version}}) {
     const int64_t version = files.at(name).schema_version;
-    if (version != known)
+    if (version < kOldestArtifactVersion || version > known)
       input_error(dir + "/" + kManifestFile, std::string("files.") + name + ".schema_version is " + std::to_string(version) +
-                                                 ", this specd reads " + std::to_string(known));
+                                                 ", this specd reads " + readable_versions(known));
   }
+}
+
+void check_recorded_version(const std::string& dir, const char* name, const std::map<std::string, ManifestFile>& files,
+                            int64_t actual) {
+  const int64_t recorded = files.at(name).schema_version;
+  if (actual != recorded)
+    input_error(dir + "/" + name, "schema version " + std::to_string(actual) + ", " + kManifestFile + " records " +
+                                      std::to_string(recorded));
 }
 
 std::string check_sealed_file(const std::string& dir, const char* name, const std::map<std::string, ManifestFile>& files) {

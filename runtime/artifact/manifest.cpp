@@ -43,6 +43,42 @@ ModelFingerprint parse_fingerprint(const json& object, const std::string& where,
   return fingerprint;
 }
 
+ArcConstants parse_arc_constants(const json& object, const std::string& where, const std::string& prefix) {
+  JsonObjectReader reader(object, where, prefix);
+  ArcConstants c;
+  c.bucket = reader.string("bucket");
+  c.samples = reader.integer("samples");
+  c.rank = reader.integer("rank");
+  c.c_s = reader.number("c_s");
+  c.alpha_kappa = reader.number("alpha_kappa");
+  c.tau_delta = reader.number("tau_delta");
+  if (c.samples < 0) reader.fail("samples", "must not be negative");
+  if (c.rank < 1) reader.fail("rank", "must be positive");
+  return c;
+}
+
+// The manifest's part of an arc calibration: provenance, settings and the "all" constants (the
+// other buckets and the samples live in the other files).
+ArcCalibration parse_arc_calibration(const json& object, const std::string& where, const std::string& prefix) {
+  JsonObjectReader reader(object, where, prefix);
+  ArcCalibration arc;
+  arc.provenance = parse_provenance(object, where, prefix);
+  arc.delta = reader.number("delta");
+  if (!(arc.delta > 0 && arc.delta < 1)) reader.fail("delta", "must be in (0, 1)");
+  arc.top_k = static_cast<int32_t>(reader.integer_in("top_k", 2, INT32_MAX));
+  arc.mu = reader.number("mu");
+  if (!(arc.mu >= 0)) reader.fail("mu", "must not be negative");
+  arc.epsilon = reader.number("epsilon");
+  if (!(arc.epsilon > 0)) reader.fail("epsilon", "must be positive");
+  if (!object.contains("constants")) reader.at("constants");  // required, null before the fit
+  if (reader.has("constants")) {
+    const json& constants = reader.at("constants");
+    if (!constants.is_object()) reader.fail("constants", "must be an object or null");
+    arc.constants.push_back(parse_arc_constants(constants, where, prefix + "constants."));
+  }
+  return arc;
+}
+
 }  // namespace
 
 json fingerprint_json(const ModelFingerprint& f) {
@@ -66,12 +102,28 @@ json provenance_json(const CalibrationProvenance& p) {
   return out;
 }
 
+json arc_constants_json(const ArcConstants& c) {
+  return {{"bucket", c.bucket}, {"samples", c.samples},         {"rank", c.rank},
+          {"c_s", c.c_s},       {"alpha_kappa", c.alpha_kappa}, {"tau_delta", c.tau_delta}};
+}
+
+json arc_calibration_json(const ArcCalibration& arc) {
+  json out = provenance_json(arc.provenance);
+  out["delta"] = arc.delta;
+  out["top_k"] = arc.top_k;
+  out["mu"] = arc.mu;
+  out["epsilon"] = arc.epsilon;
+  out["constants"] = arc.constants.empty() ? json(nullptr) : arc_constants_json(arc.constants.front());
+  return out;
+}
+
 json manifest_json(const Artifact& a, const std::map<std::string, ManifestFile>& files) {
   json file_entries = json::object();
   for (const auto& [name, file] : files) file_entries[name] = {{"sha256", file.sha256}, {"schema_version", file.schema_version}};
   json calibrations = json::object();
   if (a.csd) calibrations[kCsdPolicy] = provenance_json(a.csd->provenance);
   if (a.sam_corpus) calibrations[kSamCorpusPolicy] = provenance_json(a.sam_corpus->provenance);
+  if (a.arc) calibrations[kArcPolicy] = arc_calibration_json(*a.arc);
   return {{"format", kFormat},
           {"schema_version", a.schema_version},
           {"created_at", a.created_at},
@@ -125,9 +177,8 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   JsonObjectReader reader(manifest, where);
   if (reader.string("format") != kFormat) reader.fail("format", "must be \"" + std::string(kFormat) + "\"");
   const int64_t version = reader.integer("schema_version");
-  if (version != kArtifactSchemaVersion)
-    input_error(where, "schema version " + std::to_string(version) + ", this specd reads " +
-                           std::to_string(kArtifactSchemaVersion));
+  if (version < kOldestArtifactVersion || version > kArtifactSchemaVersion)
+    input_error(where, "schema version " + std::to_string(version) + ", this specd reads " + readable_versions(kArtifactSchemaVersion));
   Manifest out;
   Artifact& a = out.header;
   a.schema_version = static_cast<int32_t>(version);
@@ -148,13 +199,15 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   }
   const json& calibrations = object_field(reader, "calibrations");
   for (const auto& [name, provenance] : calibrations.items()) {
-    if (name != kCsdPolicy && name != kSamCorpusPolicy) input_error(where, "unknown calibration " + single_quoted(name));
+    if (name != kCsdPolicy && name != kSamCorpusPolicy && !(name == kArcPolicy && version >= 2))
+      input_error(where, "unknown calibration " + single_quoted(name) + (name == kArcPolicy ? " in schema version 1" : ""));
     if (!provenance.is_object()) input_error(where, "field " + single_quoted("calibrations." + name) + " must be an object");
   }
   if (calibrations.contains(kCsdPolicy))
     a.csd = CsdCalibration{parse_provenance(calibrations[kCsdPolicy], where, "calibrations.csd."), {}, {}, {}};
   if (calibrations.contains(kSamCorpusPolicy))
     a.sam_corpus = SamCorpusCalibration{parse_provenance(calibrations[kSamCorpusPolicy], where, "calibrations.sam_corpus."), {}, {}};
+  if (calibrations.contains(kArcPolicy)) a.arc = parse_arc_calibration(calibrations[kArcPolicy], where, "calibrations.arc.");
   return out;
 }
 

@@ -17,14 +17,19 @@ struct ManifestFile {
 
 struct Manifest {
   // Everything the manifest says: pair, tool, creation time and the provenance of each
-  // calibration present. No rows (prompts, rejections, pairs, documents) and no thresholds:
-  // those live in the other two files.
+  // calibration present. No rows (prompts, rejections, pairs, documents, samples) and no
+  // thresholds: those live in the other two files. An arc calibration has its settings and, in
+  // `constants`, only the "all" constants the manifest repeats (the tables hold every bucket).
   Artifact header;
   std::map<std::string, ManifestFile> files;  // calibration.sqlite and calibration.h5
 };
 
 nlohmann::json fingerprint_json(const ModelFingerprint& fingerprint);
 nlohmann::json provenance_json(const CalibrationProvenance& provenance);
+// An arc calibration's manifest entry: its provenance plus delta, top_k (K), mu, epsilon and the
+// "all" constants (null when none were fitted, e.g. after a merge of shards).
+nlohmann::json arc_calibration_json(const ArcCalibration& arc);
+nlohmann::json arc_constants_json(const ArcConstants& constants);
 nlohmann::json manifest_json(const Artifact& artifact, const std::map<std::string, ManifestFile>& files);
 
 // Validates every field; InputError "WHERE: problem" on the first problem. An unknown format

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "artifact/artifact_arrays.h"
+#include "artifact/artifact_reader.h"
 #include "artifact/artifact_tables.h"
 #include "artifact/consistency.h"
 #include "artifact/file_checks.h"
@@ -37,29 +38,44 @@ std::vector<std::string> verify_artifact(const std::string& dir, const std::stri
   bool tables_read = false;  // sound enough to compare with the other files
   attempt([&] {
     ArtifactTables tables(sqlite_path);
+    check_recorded_version(dir, kSqliteFile, manifest.files, tables.version());
     std::vector<std::string> lines = tables.integrity_problems(true);
     if (lines.empty()) lines = tables.schema_problems();
     for (const std::string& line : lines) problems.push_back(sqlite_path + ": " + line);
     if (!lines.empty()) return;
     for (const std::string& policy : tables.policies())
-      if (!(policy == kCsdPolicy && artifact.csd) && !(policy == kSamCorpusPolicy && artifact.sam_corpus))
+      if (!lists_policy(artifact, policy))
         problems.push_back(sqlite_path + ": prompts of policy '" + policy + "', which the manifest does not list");
     if (artifact.csd) {
       artifact.csd->prompts = tables.prompts(kCsdPolicy);
       artifact.csd->pairs = tables.csd_pairs();
     }
     if (artifact.sam_corpus) artifact.sam_corpus->prompts = tables.prompts(kSamCorpusPolicy);
+    if (artifact.arc) {
+      artifact.arc->prompts = tables.prompts(kArcPolicy);
+      std::vector<ArcConstants> stored = tables.arc_constants();
+      for (const std::string& problem : arc_manifest_problems(artifact.arc->constants, stored)) problems.push_back(dir + "/" + problem);
+      artifact.arc->constants = std::move(stored);
+      artifact.arc->audit = tables.arc_audit();
+    }
     tables_read = true;
   });
 
   const bool arrays_read = attempt([&] {
     const Hdf5File arrays = open_artifact_arrays(h5_path);
+    check_recorded_version(dir, kH5File, manifest.files, artifact_arrays_version(arrays));
     if (has_csd_rejections(arrays) != artifact.csd.has_value())
       problems.push_back(h5_path + (artifact.csd ? ": /csd is missing" : ": /csd is present but the manifest lists no csd calibration"));
     if (has_sam_corpus(arrays) != artifact.sam_corpus.has_value())
       problems.push_back(h5_path + (artifact.sam_corpus ? ": /sam_corpus is missing"
                                                         : ": /sam_corpus is present but the manifest lists no sam_corpus calibration"));
+    if (has_arc(arrays) != artifact.arc.has_value())
+      problems.push_back(h5_path + (artifact.arc ? ": /arc is missing" : ": /arc is present but the manifest lists no arc calibration"));
     if (artifact.csd) artifact.csd->rejections = read_csd_rejections(arrays);
+    if (artifact.arc) {
+      artifact.arc->whitening = read_arc_whitening(arrays);
+      artifact.arc->samples = read_arc_samples(arrays);
+    }
     if (artifact.sam_corpus) artifact.sam_corpus->documents = read_sam_documents(arrays);
   });
   if (tables_read && arrays_read)

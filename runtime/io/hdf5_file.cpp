@@ -82,6 +82,8 @@ template <>
 Element element<int64_t>() { return {"int64", H5T_INTEGER, 8, true, H5T_NATIVE_INT64, H5T_STD_I64LE}; }
 template <>
 Element element<float>() { return {"float32", H5T_FLOAT, 4, false, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE}; }
+template <>
+Element element<double>() { return {"float64", H5T_FLOAT, 8, false, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE}; }
 
 // No creation or modification times in object headers: they would make equal contents differ.
 Handle untimed(hid_t property_class) {
@@ -235,9 +237,15 @@ void Hdf5File::write(const std::string& dataset, const std::vector<float>& value
   write_dataset(id_, path_, dataset, values);
 }
 
+void Hdf5File::write(const std::string& dataset, const std::vector<double>& values) {
+  ensure_parent_groups(dataset);
+  write_dataset(id_, path_, dataset, values);
+}
+
 std::vector<int32_t> Hdf5File::read_int32(const std::string& dataset) const { return read_dataset<int32_t>(*this, id_, dataset); }
 std::vector<int64_t> Hdf5File::read_int64(const std::string& dataset) const { return read_dataset<int64_t>(*this, id_, dataset); }
 std::vector<float> Hdf5File::read_float32(const std::string& dataset) const { return read_dataset<float>(*this, id_, dataset); }
+std::vector<double> Hdf5File::read_float64(const std::string& dataset) const { return read_dataset<double>(*this, id_, dataset); }
 
 int64_t Hdf5File::length(const std::string& dataset) const {
   auto [raw, rows] = open_rank1(*this, id_, dataset);

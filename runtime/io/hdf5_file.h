@@ -30,6 +30,7 @@ class Hdf5File {
   void write(const std::string& dataset, const std::vector<int32_t>& values);
   void write(const std::string& dataset, const std::vector<int64_t>& values);
   void write(const std::string& dataset, const std::vector<float>& values);
+  void write(const std::string& dataset, const std::vector<double>& values);
 
   bool exists(const std::string& object) const;  // a group or dataset at that path
   // Rank-1 datasets of exactly that type; InputError "PATH: DATASET is missing" / "...is float32,
@@ -37,6 +38,7 @@ class Hdf5File {
   std::vector<int32_t> read_int32(const std::string& dataset) const;
   std::vector<int64_t> read_int64(const std::string& dataset) const;
   std::vector<float> read_float32(const std::string& dataset) const;
+  std::vector<double> read_float64(const std::string& dataset) const;
   int64_t length(const std::string& dataset) const;  // rows of a rank-1 dataset
 
   // Flushes and closes; errors surface here rather than in the destructor.

@@ -2,6 +2,7 @@
 // Synthetic calibration artifacts and tiny model directories for the artifact tests.
 #include <cstdint>
 #include <filesystem>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <random>
@@ -39,6 +40,45 @@ inline CalibrationProvenance fake_provenance(const std::string& policy) {
   p.counts = nlohmann::json::object();
   p.wall_s = 12.5;
   return p;
+}
+
+// Stand-in constants and audit rows that count what the readers check (the "all" bucket's n is the
+// calibration samples, each audit row the held-out samples of its group); the values are made up
+// from the samples, not fitted. Buckets "depth=2" and "depth=10" test that the stored order stays.
+inline void fake_arc_fit(ArcCalibration& arc) {
+  std::map<int32_t, std::string> category;
+  for (const CalibratedPrompt& p : arc.prompts) category[p.index] = p.category;
+  int64_t calibration = 0, depth2 = 0, depth10 = 0;
+  double c_s = 0, alpha_kappa = 0;
+  std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> groups;  // (kind, group) -> (samples, covered)
+  for (const ArcSample& x : arc.samples) {
+    if (!x.held_out) {
+      ++calibration;
+      depth2 += x.depth == 2;
+      depth10 += x.depth == 10;
+      c_s = std::max(c_s, x.js / x.u_emb_raw);
+      alpha_kappa = std::max(alpha_kappa, x.js / x.u_logit_raw);
+      continue;
+    }
+    const bool covered = x.js <= 0.5;
+    for (const auto& key : {std::pair<std::string, std::string>{"all", "all"}, {"category", category.at(x.prompt)},
+                            {"depth", std::to_string(x.depth)}}) {
+      groups[key].first += 1;
+      groups[key].second += covered;
+    }
+  }
+  arc.constants = {{"all", calibration, calibration + 1, c_s, alpha_kappa, 0.25},
+                   {"depth=2", depth2, depth2 + 1, c_s / 2, alpha_kappa / 2, 0.125},
+                   {"depth=10", depth10, depth10 + 1, c_s / 3, alpha_kappa / 3, 0.0625}};
+  arc.audit.clear();
+  for (const char* kind : {"all", "category", "depth"})
+    for (const auto& [key, counts] : groups) {
+      if (key.first != kind) continue;
+      const double coverage = static_cast<double>(counts.second) / static_cast<double>(counts.first);
+      arc.audit.push_back({key.first, key.second, counts.first, counts.second, coverage, coverage / 2, (1 + coverage) / 2,
+                           coverage / 3, (2 + coverage) / 3});
+    }
+  arc.provenance.counts = derived_counts(arc);
 }
 
 // `prompts` calibration prompts; prompt i's CSD run rejects a few (draft, target) pairs drawn
@@ -93,6 +133,38 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
   sam.provenance.counts = derived_counts(sam);
   a.csd = csd;
   a.sam_corpus = sam;
+  // ARC: every third prompt is held out; a step has up to three samples at depths up to 10.
+  ArcCalibration arc;
+  arc.provenance = fake_provenance(kArcPolicy);
+  arc.provenance.temperature = 1;
+  arc.provenance.options = {{"delta", 0.05}, {"top_k", 10}, {"mu", 1e-4}, {"epsilon", 1e-6}};
+  arc.delta = 0.05;
+  arc.top_k = 10;
+  arc.prompts = csd.prompts;
+  for (int k = 0; k < 8; ++k) arc.whitening.push_back(1.0f / static_cast<float>(k + 1));
+  for (const CalibratedPrompt& p : arc.prompts) {
+    const int32_t steps = static_cast<int32_t>(rng() % 4);
+    for (int32_t step = 0; step < steps; ++step) {
+      const int32_t samples = 1 + static_cast<int32_t>(rng() % 3);
+      for (int32_t j = 0; j < samples; ++j) {
+        ArcSample x;
+        x.prompt = p.index;
+        x.step = step;
+        x.depth = 1 + static_cast<int32_t>(rng() % 10);
+        x.position = p.prompt_tokens + step * 4 + x.depth;
+        x.target_token = static_cast<int32_t>(rng() % 4096);
+        x.draft_token = static_cast<int32_t>(rng() % 4096);
+        x.root_entropy = static_cast<float>(rng() % 1000) / 1000.0f;
+        x.u_emb_raw = 0.1 + static_cast<double>(rng() % 100000) / 7919.0;  // not representable in float32
+        x.u_logit_raw = 0.01 + static_cast<double>(rng() % 100000) / 104729.0;
+        x.js = static_cast<double>(rng() % 100000) / 99991.0;
+        x.held_out = p.index % 3 == 2;
+        arc.samples.push_back(x);
+      }
+    }
+  }
+  fake_arc_fit(arc);
+  a.arc = arc;
   a.thresholds = {{"csd", "lambda", 6, "paper default"}, {"csd", "tau", 0.01, "paper default"}};
   return a;
 }
@@ -127,6 +199,15 @@ inline Artifact shard_of(const Artifact& whole, int32_t index, int32_t count) {
     }
   shard_provenance(sam.provenance);
   sam.provenance.counts = derived_counts(sam);
+  ArcCalibration& arc = *a.arc;
+  arc.prompts.clear();
+  arc.samples.clear();
+  for (const auto& p : whole.arc->prompts)
+    if (keep(p.index)) arc.prompts.push_back(p);
+  for (const auto& x : whole.arc->samples)
+    if (keep(x.prompt)) arc.samples.push_back(x);
+  fake_arc_fit(arc);  // a shard's own constants, which a merge cannot combine
+  shard_provenance(arc.provenance);
   return a;
 }
 

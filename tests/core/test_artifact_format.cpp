@@ -170,31 +170,31 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
   write_artifact(dir, test::synthetic_artifact());
 
   SECTION("manifest.json") {
-    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 2; });
-    CHECK(read_error(dir) == dir + "/manifest.json: schema version 2, this specd reads 1");
-    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 2, this specd reads 1");
-    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 2, this specd reads 1"});
+    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 3; });
+    CHECK(read_error(dir) == dir + "/manifest.json: schema version 3, this specd reads 1 to 2");
+    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 3, this specd reads 1 to 2");
+    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 3, this specd reads 1 to 2"});
   }
   SECTION("the manifest's record of a file's version") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.h5"]["schema_version"] = 3; });
-    CHECK(read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 3, this specd reads 1");
+    CHECK(read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 3, this specd reads 1 to 2");
   }
   SECTION("calibration.sqlite's user_version") {
     {
       sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
-      db.exec("PRAGMA user_version = 2");
+      db.exec("PRAGMA user_version = 3");
     }
     CHECK_THROWS_WITH(ArtifactReader(dir).thresholds(), Catch::StartsWith(dir + "/calibration.sqlite: sha256 differs from manifest.json"));
     test::reseal(dir);
-    CHECK(read_error(dir) == dir + "/calibration.sqlite: schema version 2, this specd reads 1");
-    CHECK_THROWS_WITH(ArtifactReader(dir).csd_pairs(), dir + "/calibration.sqlite: schema version 2, this specd reads 1");
+    CHECK(read_error(dir) == dir + "/calibration.sqlite: schema version 3, this specd reads 1 to 2");
+    CHECK_THROWS_WITH(ArtifactReader(dir).csd_pairs(), dir + "/calibration.sqlite: schema version 3, this specd reads 1 to 2");
   }
   SECTION("calibration.h5's schema_version attribute") {
     Hdf5File file = Hdf5File::create(dir + "/calibration.h5");
     file.write_root_attribute("schema_version", 9);
     file.close();
     test::reseal(dir);
-    CHECK(read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1");
+    CHECK(read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1 to 2");
   }
 }
 
@@ -214,7 +214,7 @@ TEST_CASE("artifact: a malformed manifest is refused naming the field", "[artifa
         where + "missing field 'pair.draft'");
   CHECK(error_after([](auto& m) { m["pair"]["draft"] = nullptr; m["calibrations"]["csd"]["shard"]["index"] = 4; }) ==
         where + "field 'calibrations.csd.shard.index' must be in [0, shard.count)");
-  CHECK(error_after([](auto& m) { m["calibrations"]["arc"] = nlohmann::json::object(); }) == where + "unknown calibration 'arc'");
+  CHECK(error_after([](auto& m) { m["calibrations"]["medusa"] = nlohmann::json::object(); }) == where + "unknown calibration 'medusa'");
   test::write_text_file(dir + "/manifest.json", "{");
   CHECK(read_error(dir) == where + "invalid JSON at byte 2: parse error at line 1, column 2: syntax error while parsing object key - "
                               "unexpected end of input; expected string literal");
@@ -260,7 +260,8 @@ TEST_CASE("artifact: missing, truncated and mismatched HDF5 datasets are refused
   // Rewrites calibration.h5 with the rejection columns given (each n rows unless overridden).
   auto rewrite = [&](const std::map<std::string, size_t>& lengths, const std::vector<std::string>& skip) {
     Hdf5File file = Hdf5File::create(path);
-    file.write_root_attribute("schema_version", 1);
+    file.write_root_attribute("schema_version", kArtifactH5Version);
+    write_arc_arrays(file, *artifact.arc);
     for (const char* column : {"prompt", "step", "depth", "draft_token", "target_token"}) {
       if (std::count(skip.begin(), skip.end(), column)) continue;
       const size_t rows = lengths.count(column) ? lengths.at(column) : n;
@@ -280,7 +281,8 @@ TEST_CASE("artifact: missing, truncated and mismatched HDF5 datasets are refused
   CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{path + ": /csd/rejections/logit_gap is missing"});
   {
     Hdf5File file = Hdf5File::create(path);
-    file.write_root_attribute("schema_version", 1);
+    file.write_root_attribute("schema_version", kArtifactH5Version);
+    write_arc_arrays(file, *artifact.arc);
     for (const char* column : {"prompt", "step", "depth", "draft_token", "target_token"})
       file.write(std::string("/csd/rejections/") + column, std::vector<int32_t>(n, 1));
     file.write("/csd/rejections/logit_gap", std::vector<int32_t>(n, 1));  // the wrong dtype

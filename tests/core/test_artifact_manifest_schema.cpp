@@ -84,9 +84,9 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
   test::edit_manifest(tmp.file("bare"), [](json& m) {
     m["tool"]["extra"] = 1;
     m["pair"]["target"].erase("vocab_size");
-    m["files"]["calibration.h5"]["schema_version"] = 2;
+    m["files"]["calibration.h5"]["schema_version"] = 1;
   });
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
-        std::vector<std::string>{"/files/calibration.h5/schema_version: not 1", "/pair/target: missing vocab_size",
+        std::vector<std::string>{"/files/calibration.h5/schema_version: not 2", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
 }
