@@ -235,7 +235,7 @@ int run_bench_methods(const Args& args) {
   }
   std::map<std::string, Policy> policies;
   for (const auto& m : setup.methods) {
-    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, method_options, artifact.get()});
+    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, method_options, artifact.get(), method_args.artifact_dir});
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
   }

@@ -91,7 +91,7 @@ int run_generate(const Args& args) {
   std::shared_ptr<const LlamaModel> draft;
   if (info.draft != DraftModelUse::None) draft = LlamaModel::load(method_args.draft_dir, device);
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
-  Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_args.options, artifact.get()});
+  Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_args.options, artifact.get(), method_args.artifact_dir});
   check_request_memory(*files.model, draft.get(), {&policy}, static_cast<int64_t>(prompt_ids.size()), options.max_new_tokens);
   // Shown once every check has passed, so that an error is the only line on stderr.
   std::fputs(workload_header.c_str(), stderr);

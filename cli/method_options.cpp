@@ -1,6 +1,7 @@
 #include "method_options.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "artifact/artifact_reader.h"
 #include "model/kv_memory.h"
@@ -15,7 +16,7 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
   desc.add_options()
       ("draft", po::value(&args.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, csd, sam's fallback)")
       ("artifact", po::value(&args.artifact_dir),
-       "the pair's calibration artifact (specd calibrate): CSD's correction memory and thresholds, SAM's static corpus")
+       "the pair's calibration artifact (specd calibrate): CSD's correction memory and thresholds, SAM's static corpus, ARC's constants")
       ("gamma", po::value(&m.gamma)->default_value(4), "sd, csd: drafted chain length")
       ("tree-top-k", po::value(&m.tree.top_k)->default_value(4), "sd-tree: children per expanded node")
       ("tree-depth", po::value(&m.tree.depth)->default_value(5), "sd-tree: levels")
@@ -29,6 +30,10 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
       ("sam-len-bias", po::value(&m.sam.len_bias)->default_value(5), "sam: static corpus matches count this much shorter")
       ("csd-lambda", po::value(&m.csd.lambda), "csd: rescue a pair seen at least this often (default: the artifact's, else 6)")
       ("csd-tau", po::value(&m.csd.tau), "csd: rescue when p(draft)/p(target) >= tau (default: the artifact's, else 0.01)")
+      ("arc-theta", po::value(&m.arc_theta)->default_value(0.3), "arc, arc-lts-only: relax a rejected token when LTS >= theta (above 1: never)")
+      ("arc-epsilon", po::value(&m.arc_prune.epsilon)->default_value(0.05),
+       "arc, arc-prune-only: per-depth share of the draft's score mass pruning may drop, in [0, 1) (0: no pruning)")
+      ("arc-lambda", po::value(&m.arc_prune.lambda)->default_value(1.0), "arc, arc-prune-only: weight of depth x root entropy in the pruning score")
       ("draft-budget", po::value(&args.budget_mode)->default_value("auto"),
        "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
        "online acceptance); fixed: always the options' full length");
@@ -47,6 +52,10 @@ void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
   if (args.options.csd_tau_set) check_fraction_option("--csd-tau", args.options.csd.tau);
   validate(args.options.sam);
   validate(args.options.pld);
+  if (!std::isfinite(args.options.arc_theta)) input_error("--arc-theta", "must be a finite number");
+  if (!(args.options.arc_prune.epsilon >= 0.0 && args.options.arc_prune.epsilon < 1.0)) input_error("--arc-epsilon", "must be in [0, 1)");
+  if (!(args.options.arc_prune.lambda >= 0.0 && std::isfinite(args.options.arc_prune.lambda)))
+    input_error("--arc-lambda", "must be a finite number >= 0");
   const MethodOptions& m = args.options;
   const int64_t most = DraftModelRunner::kTreeRows;
   const std::string bound = "the most a step may draft is " + std::to_string(most);

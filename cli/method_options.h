@@ -22,7 +22,7 @@ struct MethodArgs {
   std::string artifact_dir;  // "" for none
 };
 
-// Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-* and --draft-budget.
+// Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-*, --arc-* and --draft-budget.
 void add_method_options(po::options_description& desc, MethodArgs& args);
 // Checks what parsing cannot (InputError naming the option) and applies --draft-budget. Draft
 // sizes are bounded by the rows a draft may add to the caches in one step

@@ -1,4 +1,4 @@
--- specd per-step traces, schema version 3 (PRAGMA user_version).
+-- specd per-step traces, schema version 4 (PRAGMA user_version).
 -- One run = one method over a set of requests; one step = one speculative draft/verify/accept
 -- cycle. A request's row and all its steps are written in one transaction, so a run that dies
 -- leaves only complete requests behind. Times are milliseconds; entropies are nats.
@@ -57,8 +57,13 @@ CREATE TABLE steps (
                                                  -- rescued or relaxed: A accepted, C rescued, X relaxed
   decision_scores   TEXT,                        -- JSON array, the score that decided each rescued or
                                                  -- relaxed token (CSD: logit gap z(draft) - z(target))
+  -- version 4: what the pruner and the acceptor measured
+  detail            TEXT,                        -- JSON object, NULL when none: "pruning" (pruner,
+                                                 -- root_entropy_normalized, drafted, kept, pruned_fraction),
+                                                 -- "acceptance" (ARC: "lts", one object per evaluated node:
+                                                 -- node, depth, token, target, u_emb, u_logit, lts, relaxed)
   PRIMARY KEY (run_id, request, step),
   FOREIGN KEY (run_id, request) REFERENCES requests(run_id, request) ON DELETE CASCADE
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "model/llama_model.h"
 #include "speculative/step_metrics.h"
 #include "util/error.h"
@@ -67,6 +69,26 @@ std::string scores_json(const AcceptResult& result) {
   return json.empty() ? "" : "[" + json + "]";
 }
 
+// The step's detail JSON: the pruner's view (H_m, drafted and kept nodes, pruned fraction) and
+// the acceptor's own detail; "" when there is neither.
+std::string step_detail(const Pruner* pruner, double root_entropy_normalized, int32_t drafted, int32_t kept,
+                        const std::string& acceptance) {
+  nlohmann::ordered_json detail = nlohmann::ordered_json::object();
+  if (pruner)
+    detail["pruning"] = {{"pruner", pruner->name()},
+                         {"root_entropy_normalized", root_entropy_normalized},
+                         {"drafted", drafted},
+                         {"kept", kept},
+                         {"pruned_fraction", drafted > 0 ? static_cast<double>(drafted - kept) / drafted : 0.0}};
+  if (!acceptance.empty()) detail["acceptance"] = nlohmann::ordered_json::parse(acceptance);
+  return detail.empty() ? "" : detail.dump();
+}
+
+// H_m for the pruner (PruneContext): the entropy of a logits row's softmax over log V.
+double normalized_entropy(const float* row, int64_t vocab) {
+  return vocab > 1 ? softmax_entropy(row, vocab) / std::log(static_cast<double>(vocab)) : 0.0;
+}
+
 }  // namespace
 
 SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
@@ -121,6 +143,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows));
   }
   if (options.budget) options.budget->reset();
+  // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
+  double root_entropy_normalized = options.pruner ? normalized_entropy(first, vocab) : 0.0;
   bool going = emit(sampler.sample(first, vocab));
   std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
   while (going) {
@@ -143,11 +167,12 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     DraftTree tree = drafter.propose(request);
     check_limits(tree, request, vocab);
     const int32_t proposal_class = drafter.proposal_class();
+    const int32_t drafted = tree.size() - 1;
     if (options.pruner) {
-      const int32_t drafted = tree.size();
-      tree = options.pruner->prune(tree);
+      tree = options.pruner->prune(tree, PruneContext{root_entropy_normalized});
       tree.check();
-      record.pruned = drafted - tree.size();
+      if (tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
+      record.pruned = drafted - (tree.size() - 1);
     }
     auto t1 = Clock::now();
 
@@ -169,6 +194,9 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
     if (options.on_step) options.on_step(tree, result, logits.data_ptr<float>(), vocab);
+    record.detail = step_detail(options.pruner, root_entropy_normalized, drafted, tree.size() - 1, result.detail);
+    if (options.pruner)  // the next root is drawn from the row of the last accepted node
+      root_entropy_normalized = normalized_entropy(logits.data_ptr<float>() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
     drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));

@@ -25,6 +25,9 @@ struct AcceptResult {
   // z(draft) - z(target); ARC: LTS); NaN elsewhere. Empty when the acceptor never relaxes.
   std::vector<float> scores;
   bool lossless = true;        // false for relaxed/lossy acceptors; traces record it
+  // A JSON object with what the acceptor measured beyond the verdicts, for the step's trace
+  // (ARC: U_emb, U_logit and LTS of every node it evaluated); "" when it has none.
+  std::string detail;
 
   int32_t count(NodeVerdict verdict) const;
 };

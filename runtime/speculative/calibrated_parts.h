@@ -6,6 +6,8 @@
 #include <string>
 
 #include "io/model_config.h"
+#include "sampling/sampler.h"
+#include "speculative/arc_acceptor.h"
 #include "speculative/correction_memory.h"
 #include "speculative/csd_acceptor.h"
 #include "speculative/sam_corpus.h"
@@ -27,5 +29,13 @@ CsdOptions csd_options_of(const Artifact& artifact, const CsdOptions& requested,
 // A fresh memory holding the artifact's calibrated pair counts (each policy built gets its own,
 // shared by the requests decoded with that policy).
 std::shared_ptr<CorrectionMemory> csd_memory_of(const Artifact& artifact);
+
+// ARC's LTS constants from the artifact's ARC calibration: bucket "all" (constants[0]; buckets are
+// not served yet), its epsilon clamp and whitening. InputError naming `artifact_name` when the
+// calibration was made for other sampling settings than `sampling` (temperature, top-k, top-p:
+// the constants depend on them), holds no constants, a tau_delta that is not positive, or a
+// whitening whose size is not the target's hidden size.
+ArcLtsConstants arc_constants_of(const Artifact& artifact, const SamplingParams& sampling, int64_t hidden_size,
+                                 const std::string& artifact_name);
 
 }  // namespace specd

@@ -1,9 +1,11 @@
 #include "speculative/method_registry.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "bench/forward_cost.h"
 #include "model/llama_model.h"
+#include "speculative/arc_acceptor.h"
 #include "speculative/calibrated_parts.h"
 #include "speculative/model_chain_drafter.h"
 #include "speculative/sampling_acceptor.h"
@@ -76,6 +78,24 @@ void build_csd(Policy& policy, const MethodContext& c, bool use_memory, bool use
   policy.max_nodes = policy.max_depth = c.options.gamma;
 }
 
+// ARC-Decode and its ablations: sd-tree's drafter, the entropy-guided pruner and/or the LTS
+// acceptor (lossless sampling verification where either is off).
+void build_arc(Policy& policy, const MethodContext& c, bool prune, bool lts) {
+  build_sd_tree(policy, c);
+  if (prune) {
+    validate(c.options.arc_prune);
+    policy.pruner = std::make_unique<ArcPruner>(c.options.arc_prune);
+  }
+  if (lts) {
+    if (!std::isfinite(c.options.arc_theta)) input_error("method " + policy.method, "theta must be a finite number");
+    const int64_t hidden = c.target.config().hidden_size;
+    ArcLtsConstants constants = arc_constants_of(*c.artifact, c.sampling, hidden, c.artifact_name);
+    const LlamaModel* target = &c.target;  // outlives the policy (decode_with takes it again)
+    EmbeddingLookup embeddings{hidden, [target](int32_t token, float* out) { target->embedding_row(token, out); }};
+    policy.acceptor = std::make_unique<ArcAcceptor>(std::move(constants), std::move(embeddings), c.options.arc_theta);
+  }
+}
+
 }  // namespace
 
 const std::vector<MethodInfo>& method_registry() {
@@ -94,6 +114,13 @@ const std::vector<MethodInfo>& method_registry() {
        "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }},
       {"csd-scg-only", "CSD ablation (LOSSY): rescue by the logit-gap gate alone, no memory", DraftModelUse::Required, false,
        "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }},
+      {"arc", "ARC-Decode (LOSSY): sd-tree's tree pruned by entropy-weighted mass, rejected tokens relaxed when LTS >= theta",
+       DraftModelUse::Required, false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }},
+      // Pruning uses no calibrated constant (epsilon and lambda are options), so it needs no artifact.
+      {"arc-prune-only", "ARC ablation: sd-tree's tree pruned by entropy-weighted mass, lossless verification",
+       DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }},
+      {"arc-lts-only", "ARC ablation (LOSSY): sd-tree's full tree, rejected tokens relaxed when LTS >= theta", DraftModelUse::Required,
+       false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }},
   };
   return methods;
 }

@@ -13,6 +13,7 @@
 #include "decode/speculative.h"
 #include "sampling/sampler.h"
 #include "speculative/acceptor.h"
+#include "speculative/arc_pruner.h"
 #include "speculative/csd_acceptor.h"
 #include "speculative/draft_budget.h"
 #include "speculative/drafter.h"
@@ -32,6 +33,8 @@ struct MethodOptions {
   PldOptions pld;
   SamOptions sam;
   CsdOptions csd;             // lambda and tau: the artifact's thresholds unless set here
+  ArcPruneOptions arc_prune;  // arc, arc-prune-only: per-depth epsilon, entropy weight lambda
+  double arc_theta = 0.3;     // arc, arc-lts-only: relax a rejected token when LTS >= theta
   bool csd_lambda_set = false, csd_tau_set = false;
   // Cost-aware draft length (speculative/draft_budget.h): each step drafts at most the options
   // above allow, fewer when the measured cost curve says a longer draft does not pay. false:
@@ -53,6 +56,7 @@ struct MethodContext {
   const SamplingParams& sampling;
   const MethodOptions& options;
   const Artifact* artifact;                 // null when no artifact was given
+  std::string artifact_name = "artifact";   // how errors name it (its directory)
 };
 
 struct Policy {

@@ -109,6 +109,7 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
       "s.accepted_sources, s.root_entropy, s.draft_ms, s.verify_ms, s.accept_ms, s.lossless, " +
           std::string(version_ >= 2 ? "s.pruned, s.rescued, s.relaxed, s.accepted_verdicts, s.decision_scores "
                                     : "0, 0, 0, '', NULL ") +
+          std::string(version_ >= 4 ? ", s.detail " : ", NULL ") +
           "FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
       "WHERE s.run_id = ?1 ORDER BY s.request, s.step");
   query.bind(1, run_id);
@@ -133,6 +134,7 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
     s.record.relaxed = static_cast<int32_t>(query.int64(15));
     s.record.accepted_verdicts = query.text(16);
     s.record.decision_scores = query.text(17);
+    s.record.detail = query.text(18);
     steps.push_back(std::move(s));
   }
   return steps;
@@ -142,7 +144,7 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
   const auto rows = steps(run_id);
   if (format == TraceFormat::Csv) {
     out << "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
-           "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores\n";
+           "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores,detail\n";
     for (const auto& s : rows) {
       const StepTrace& r = s.record;
       out << run_id << ',' << s.request << ',' << csv_field(s.workload) << ',' << csv_field(s.category) << ','
@@ -150,7 +152,7 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
           << csv_field(r.accepted_sources) << ',' << (r.root_entropy ? number(*r.root_entropy) : "") << ','
           << number(r.draft_ms) << ',' << number(r.verify_ms) << ',' << number(r.accept_ms) << ','
           << (r.lossless ? 1 : 0) << ',' << r.pruned << ',' << r.rescued << ',' << r.relaxed << ','
-          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << '\n';
+          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << ',' << csv_field(r.detail) << '\n';
     }
     return;
   }
@@ -179,6 +181,9 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
                                   ? nlohmann::ordered_json(nullptr)
                                   : nlohmann::ordered_json(parse_json(r.decision_scores, db_.path() + ": run " + std::to_string(run_id) +
                                                                                              " step " + std::to_string(s.step) + " decision_scores"));
+    line["detail"] = r.detail.empty() ? nlohmann::ordered_json(nullptr)
+                                      : nlohmann::ordered_json(parse_json(r.detail, db_.path() + ": run " + std::to_string(run_id) +
+                                                                                      " step " + std::to_string(s.step) + " detail"));
     // Text columns of a foreign file may hold invalid UTF-8: replaced, as the CSV export keeps them.
     out << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   }

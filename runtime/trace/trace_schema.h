@@ -6,7 +6,7 @@ namespace specd {
 
 // Files are written at version 3; versions 1 (no pruner or lossy-verdict columns) and 2 (no
 // specd_commit, no request measurement) are still read, their missing columns as 0 / empty.
-constexpr int kTracesSchemaVersion = 3;
+constexpr int kTracesSchemaVersion = 4;
 constexpr int kOldestReadableTracesVersion = 1;
 
 // The DDL of schemas/traces.sql, which ends by setting PRAGMA user_version.

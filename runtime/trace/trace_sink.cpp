@@ -79,8 +79,8 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
   sqlite::Statement insert_step(
       db,
       "INSERT INTO steps (run_id, request, step, drafter, draft_size, accepted_length, accepted_sources, root_entropy, "
-      "draft_ms, verify_ms, accept_ms, lossless, pruned, rescued, relaxed, accepted_verdicts, decision_scores) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+      "draft_ms, verify_ms, accept_ms, lossless, pruned, rescued, relaxed, accepted_verdicts, decision_scores, "
+      "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
 
   // Run rows made in this transaction get their ids only once it commits.
   std::map<int, int64_t> new_ids;
@@ -128,6 +128,7 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
           .bind(15, static_cast<int64_t>(s.relaxed))
           .bind(16, s.accepted_verdicts);
       bind_optional_text(insert_step, 17, s.decision_scores);
+      bind_optional_text(insert_step, 18, s.detail);
       insert_step.run();
     }
   }

@@ -68,16 +68,18 @@ bool same(const StepTrace& a, const StepTrace& b) {
          a.accepted_sources == b.accepted_sources && a.root_entropy == b.root_entropy && a.draft_ms == b.draft_ms &&
          a.verify_ms == b.verify_ms && a.accept_ms == b.accept_ms && a.lossless == b.lossless && a.pruned == b.pruned &&
          a.rescued == b.rescued && a.relaxed == b.relaxed && a.accepted_verdicts == b.accepted_verdicts &&
-         a.decision_scores == b.decision_scores;
+         a.decision_scores == b.decision_scores && a.detail == b.detail;
 }
 
-// A step of a lossy policy: two drafted tokens pruned, one rescued with its logit gap.
+// A step of a lossy policy: two drafted tokens pruned, one rescued with its logit gap, the
+// pruner's and acceptor's detail.
 StepTrace lossy_step() {
   StepTrace s = step(4, 3, "M,M,M", 0.75, false);
   s.pruned = 2;
   s.rescued = 1;
   s.accepted_verdicts = "A,C,A";
   s.decision_scores = "[-1.25]";
+  s.detail = R"({"pruning":{"pruned_fraction":0.4},"acceptance":{"lts":[{"node":2,"lts":0.5}]}})";
   return s;
 }
 
@@ -170,14 +172,27 @@ TEST_CASE("traces: another schema version is refused naming the file and both ve
     db.exec("PRAGMA user_version = 7");
   }
   CHECK_THROWS_AS(SqliteTraceSink(path), InputError);
-  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 3 (write the traces to a new file)");
-  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 3");
+  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 4 (write the traces to a new file)");
+  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 4");
 }
 
-TEST_CASE("traces: version-1 and version-2 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
+TEST_CASE("traces: version-1 to version-3 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
+  StepTrace v3 = lossy_step();
+  v3.detail = "";
+  {  // what a version-3 file holds: no step detail
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("ALTER TABLE steps DROP COLUMN detail");
+    db.exec("PRAGMA user_version = 3");
+  }
+  {
+    TraceReader reader(path);
+    CHECK(same(reader.steps(id).at(1).record, v3));
+    CHECK_FALSE(reader.runs().at(0).info.specd_commit.empty());
+  }
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 3, this specd writes 4"));
   {  // what a version-2 file holds: no commit, no request measurement
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     db.exec("ALTER TABLE runs DROP COLUMN specd_commit");
@@ -188,9 +203,9 @@ TEST_CASE("traces: version-1 and version-2 files still read, their new columns a
     TraceReader reader(path);
     CHECK(reader.runs().at(0).info.specd_commit.empty());
     CHECK(reader.requests(id).at(0).outcome.measurement.empty());
-    CHECK(same(reader.steps(id).at(1).record, lossy_step()));
+    CHECK(same(reader.steps(id).at(1).record, v3));
   }
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 2, this specd writes 3"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 2, this specd writes 4"));
   {  // what a version-1 file holds: the steps table without the version-2 columns
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     for (const char* column : {"pruned", "rescued", "relaxed", "accepted_verdicts", "decision_scores"})
@@ -200,11 +215,11 @@ TEST_CASE("traces: version-1 and version-2 files still read, their new columns a
   TraceReader reader(path);
   auto steps = reader.steps(id);
   REQUIRE(steps.size() == 3);
-  StepTrace old = lossy_step();
+  StepTrace old = v3;
   old.pruned = old.rescued = 0;
   old.accepted_verdicts = old.decision_scores = "";
   CHECK(same(steps[1].record, old));
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 3"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 4"));
 }
 
 TEST_CASE("traces: files that are not traces databases are refused", "[traces]") {
@@ -326,10 +341,11 @@ TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
   reader.export_steps(id, parse_trace_format("csv"), csv);
   CHECK(csv.str() ==
         "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
-        "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores\n" +
-            run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1,0,0,0,,\n" + run +
-            ",0,code-001,code,1,draft-model,4,3,\"M,M,M\",0.75,0.25,3.5,0.125,0,2,1,0,\"A,C,A\",[-1.25]\n" + run +
-            ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1,0,0,0,,\n");
+        "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores,detail\n" +
+            run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1,0,0,0,,,\n" + run +
+            ",0,code-001,code,1,draft-model,4,3,\"M,M,M\",0.75,0.25,3.5,0.125,0,2,1,0,\"A,C,A\",[-1.25],"
+            "\"{\"\"pruning\"\":{\"\"pruned_fraction\"\":0.4},\"\"acceptance\"\":{\"\"lts\"\":[{\"\"node\"\":2,\"\"lts\"\":0.5}]}}\"\n" + run +
+            ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1,0,0,0,,,\n");
 
   std::ostringstream jsonl;
   reader.export_steps(id, parse_trace_format("jsonl"), jsonl);
@@ -346,6 +362,8 @@ TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
   CHECK(rows[1]["accepted_verdicts"] == "A,C,A");
   CHECK(rows[1]["decision_scores"] == nlohmann::json::array({-1.25}));
   CHECK(rows[0]["decision_scores"].is_null());
+  CHECK(rows[1]["detail"]["acceptance"]["lts"][0]["lts"] == 0.5);
+  CHECK(rows[0]["detail"].is_null());
   CHECK(rows[2]["workload"] == "sum,002");
   CHECK(rows[2]["root_entropy"].is_null());
   CHECK(rows[2]["step"] == 0);

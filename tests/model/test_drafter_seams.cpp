@@ -45,7 +45,7 @@ class RecordingDrafter : public PldDrafter {
 class ShallowPruner : public Pruner {
  public:
   std::string name() const override { return "shallow"; }
-  DraftTree prune(const DraftTree& tree) override {
+  DraftTree prune(const DraftTree& tree, const PruneContext&) override {
     std::vector<char> keep(tree.size());
     for (int32_t i = 0; i < tree.size(); ++i) keep[i] = tree.depths[i] <= 2;
     return tree.keep_only(keep);
