@@ -30,8 +30,8 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
       ("sam-len-bias", po::value(&m.sam.len_bias)->default_value(5), "sam: static corpus matches count this much shorter")
       ("csd-lambda", po::value(&m.csd.lambda), "csd: rescue a pair seen at least this often (default: the artifact's, else 6)")
       ("csd-tau", po::value(&m.csd.tau), "csd: rescue when p(draft)/p(target) >= tau (default: the artifact's, else 0.01)")
-      ("arc-theta", po::value(&m.arc_theta)->default_value(0.3), "arc, arc-lts-only: relax a rejected token when LTS >= theta (above 1: never)")
-      ("arc-epsilon", po::value(&m.arc_prune.epsilon)->default_value(0.05),
+      ("arc-theta", po::value(&m.arc_theta)->default_value(0.3, "0.3"), "arc, arc-lts-only: relax a rejected token when LTS >= theta (above 1: never)")
+      ("arc-epsilon", po::value(&m.arc_prune.epsilon)->default_value(0.05, "0.05"),
        "arc, arc-prune-only: per-depth share of the draft's score mass pruning may drop, in [0, 1) (0: no pruning)")
       ("arc-lambda", po::value(&m.arc_prune.lambda)->default_value(1.0), "arc, arc-prune-only: weight of depth x root entropy in the pruning score")
       ("draft-budget", po::value(&args.budget_mode)->default_value("auto"),

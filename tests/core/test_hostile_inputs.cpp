@@ -243,8 +243,12 @@ TEST_CASE("malformed JSON columns of a trace file are InputErrors naming it", "[
   std::ostringstream out;
   CHECK_THAT(error_of([&] { TraceReader(path).export_steps(1, TraceFormat::JsonLines, out); }),
              Catch::StartsWith(path + ": run 1 step 0 decision_scores: invalid JSON at byte"));
+  corrupt("UPDATE steps SET decision_scores = '[]', detail = '{\"pruning\":'");
+  std::ostringstream cut;
+  CHECK_THAT(error_of([&] { TraceReader(path).export_steps(1, TraceFormat::JsonLines, cut); }),
+             Catch::StartsWith(path + ": run 1 step 0 detail: invalid JSON at byte"));
   // Invalid UTF-8 in a text column is exported replaced, not an internal error.
-  corrupt("UPDATE steps SET decision_scores = '[]'; UPDATE requests SET category = CAST(X'FF41' AS TEXT)");
+  corrupt("UPDATE steps SET decision_scores = '[]', detail = NULL; UPDATE requests SET category = CAST(X'FF41' AS TEXT)");
   std::ostringstream replaced;
   TraceReader(path).export_steps(1, TraceFormat::JsonLines, replaced);
   CHECK_THAT(replaced.str(), Catch::Contains("\"category\":\"\xEF\xBF\xBD" "A\""));
