@@ -119,13 +119,18 @@ bool uses_draft_model(const std::vector<std::string>& methods) {
 
 std::shared_ptr<const Artifact> load_artifact(const MethodArgs& args, const std::string& target_dir, bool draft_loaded) {
   if (args.artifact_dir.empty()) return nullptr;
-  // What deployment needs: the manifest, CSD's pairs and thresholds, SAM's documents (not the
-  // calibration samples).
+  // What deployment needs: the manifest, CSD's pairs and thresholds, SAM's documents, ARC's
+  // constants and whitening (not the calibration samples).
   ArtifactReader reader(args.artifact_dir);
   reader.check_pair(target_dir, draft_loaded && reader.manifest().draft ? args.draft_dir : "");
   auto artifact = std::make_shared<Artifact>(reader.manifest());
   if (artifact->csd) artifact->csd->pairs = reader.csd_pairs();
   if (artifact->sam_corpus) artifact->sam_corpus->documents = reader.sam_corpus_documents();
+  if (artifact->arc) {
+    artifact->arc = reader.arc_calibration();
+    artifact->arc->samples.clear();  // the runtime needs the constants and the whitening
+    artifact->arc->samples.shrink_to_fit();
+  }
   artifact->thresholds = reader.thresholds();
   return artifact;
 }
