@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libtorch-dev libopenblas0-pthread libopenblas-dev
-  libeigen3-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
+  libeigen3-dev libboost-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   clang libclang-rt-14-dev
   nodejs

@@ -1,0 +1,220 @@
+#include "stats/arc_fit.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "stats/conformal.h"
+#include "stats/intervals.h"
+
+namespace specd {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// js / u, with the zero-denominator rule of fit_arc_constants.
+double ratio(double js, double u) {
+  if (u > 0) return js / u;
+  return js == 0 ? 0.0 : kInfinity;
+}
+
+double scaled(double constant, double u) { return u == 0 ? 0.0 : constant * u; }
+
+void check_sample(const ArcSample& s) {
+  for (double v : {s.u_emb_raw, s.u_logit_raw, s.js})
+    if (!(v >= 0 && std::isfinite(v)))
+      throw std::invalid_argument("ARC sample of prompt " + std::to_string(s.prompt) + " step " +
+                                  std::to_string(s.step) + ": a raw bound or JS is negative or not finite");
+  if (std::isnan(s.root_entropy))
+    throw std::invalid_argument("ARC sample of prompt " + std::to_string(s.prompt) + " step " +
+                                std::to_string(s.step) + ": root entropy is NaN");
+}
+
+void check_edges(const std::vector<double>& edges) {
+  if (edges.empty()) return;
+  bool ok = edges.size() >= 2;
+  for (size_t i = 0; ok && i < edges.size(); ++i)
+    ok = std::isfinite(edges[i]) && (i == 0 || edges[i] > edges[i - 1]);
+  if (!ok) throw std::invalid_argument("ARC entropy buckets: need two or more finite, increasing edges");
+}
+
+// The entropy range holding e: its index, none outside [edges.front(), edges.back()).
+std::optional<size_t> entropy_bin(const std::vector<double>& edges, double e) {
+  for (size_t i = 0; i + 1 < edges.size(); ++i)
+    if (e >= edges[i] && e < edges[i + 1]) return i;
+  return std::nullopt;
+}
+
+ArcConstants fit_bucket(const std::string& name, const std::vector<const ArcSample*>& samples, double delta,
+                        const ArcConstants* all) {
+  ArcConstants c;
+  c.bucket = name;
+  c.samples = static_cast<int64_t>(samples.size());
+  c.rank = conformal_rank(c.samples, delta);
+  if (c.rank > c.samples) {
+    c.rank = c.samples + 1;
+    c.c_s = all->c_s, c.alpha_kappa = all->alpha_kappa, c.tau_delta = all->tau_delta;
+    return c;
+  }
+  std::vector<double> emb, logit, bound;
+  for (const ArcSample* s : samples) {
+    emb.push_back(ratio(s->js, s->u_emb_raw));
+    logit.push_back(ratio(s->js, s->u_logit_raw));
+  }
+  c.c_s = conformal_quantile(std::move(emb), delta);
+  c.alpha_kappa = conformal_quantile(std::move(logit), delta);
+  for (const ArcSample* s : samples) bound.push_back(arc_bound(c, s->u_emb_raw, s->u_logit_raw));
+  c.tau_delta = conformal_quantile(std::move(bound), delta);
+  return c;
+}
+
+// One bucket name part: "depth=N" or "entropy=[a,b)".
+bool part_matches(const std::string& part, int32_t depth, double entropy) {
+  if (part.rfind("depth=", 0) == 0) {
+    const char* begin = part.c_str() + 6;
+    char* end = nullptr;
+    const long value = std::strtol(begin, &end, 10);
+    if (end == begin || *end != '\0') throw std::invalid_argument("ARC constants: bad bucket name part " + part);
+    return value == depth;
+  }
+  if (part.rfind("entropy=[", 0) == 0 && part.size() > 10 && part.back() == ')') {
+    const char* begin = part.c_str() + 9;
+    char* end = nullptr;
+    const double low = std::strtod(begin, &end);
+    if (end == begin || *end != ',') throw std::invalid_argument("ARC constants: bad bucket name part " + part);
+    begin = end + 1;
+    const double high = std::strtod(begin, &end);
+    if (end == begin || *end != ')') throw std::invalid_argument("ARC constants: bad bucket name part " + part);
+    return entropy >= low && entropy < high;
+  }
+  throw std::invalid_argument("ARC constants: bad bucket name part " + part);
+}
+
+bool bucket_matches(const std::string& name, int32_t depth, double entropy) {
+  size_t start = 0;
+  while (true) {
+    const size_t comma = name.find(',', start);
+    // "entropy=[a,b)" holds a comma of its own: a part ends at a comma only after its ')'.
+    size_t end = comma;
+    if (name.compare(start, 9, "entropy=[") == 0) {
+      end = name.find(')', start);
+      if (end == std::string::npos) throw std::invalid_argument("ARC constants: bad bucket name " + name);
+      ++end;
+    }
+    if (!part_matches(name.substr(start, end == std::string::npos ? std::string::npos : end - start), depth, entropy))
+      return false;
+    if (end == std::string::npos || end == name.size()) return true;
+    if (name[end] != ',') throw std::invalid_argument("ARC constants: bad bucket name " + name);
+    start = end + 1;
+  }
+}
+
+ArcAuditRow audit_row(const std::string& kind, const std::string& group, int64_t samples, int64_t covered) {
+  ArcAuditRow row;
+  row.group_kind = kind, row.group = group;
+  row.samples = samples, row.covered = covered;
+  row.coverage = samples ? static_cast<double>(covered) / samples : 0.0;
+  const Interval wilson = wilson_interval(covered, samples), cp = clopper_pearson_interval(covered, samples);
+  row.wilson_low = wilson.low, row.wilson_high = wilson.high;
+  row.cp_low = cp.low, row.cp_high = cp.high;
+  return row;
+}
+
+}  // namespace
+
+std::string entropy_bucket_name(double low, double high) {
+  const auto shortest = [](double v) {
+    char text[32];
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(text, sizeof text, "%.*g", precision, v);
+      if (std::strtod(text, nullptr) == v) break;
+    }
+    return std::string(text);
+  };
+  return "entropy=[" + shortest(low) + "," + shortest(high) + ")";
+}
+
+std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& samples, double delta,
+                                            const ArcBuckets& buckets) {
+  check_edges(buckets.entropy_edges);
+  std::vector<const ArcSample*> calibration;
+  std::set<int32_t> depths;
+  for (const ArcSample& s : samples) {
+    check_sample(s);
+    if (!s.held_out) calibration.push_back(&s), depths.insert(s.depth);
+  }
+  const int64_t needed = conformal_min_samples(delta);
+  if (static_cast<int64_t>(calibration.size()) < needed)
+    throw std::invalid_argument("ARC calibration: " + std::to_string(calibration.size()) +
+                                " calibration samples, delta " + std::to_string(delta) + " needs at least " +
+                                std::to_string(needed));
+  std::vector<ArcConstants> constants{fit_bucket("all", calibration, delta, nullptr)};
+
+  const std::vector<double>& edges = buckets.entropy_edges;
+  const size_t bins = edges.empty() ? 1 : edges.size() - 1;
+  std::vector<std::optional<int32_t>> depth_keys;
+  if (buckets.depth)
+    for (int32_t depth : depths) depth_keys.push_back(depth);
+  else
+    depth_keys.push_back(std::nullopt);
+  if (!buckets.depth && edges.empty()) return constants;
+
+  for (const std::optional<int32_t>& depth : depth_keys)
+    for (size_t bin = 0; bin < bins; ++bin) {
+      std::string name;
+      if (depth) name = "depth=" + std::to_string(*depth);
+      if (!edges.empty()) name += (name.empty() ? "" : ",") + entropy_bucket_name(edges[bin], edges[bin + 1]);
+      std::vector<const ArcSample*> members;
+      for (const ArcSample* s : calibration) {
+        if (depth && s->depth != *depth) continue;
+        if (!edges.empty() && entropy_bin(edges, s->root_entropy) != bin) continue;
+        members.push_back(s);
+      }
+      constants.push_back(fit_bucket(name, members, delta, &constants.front()));
+    }
+  return constants;
+}
+
+const ArcConstants& constants_for(const std::vector<ArcConstants>& constants, int32_t depth, float root_entropy) {
+  if (constants.empty() || constants.front().bucket != "all")
+    throw std::invalid_argument("ARC constants: the first bucket is not \"all\"");
+  for (size_t i = 1; i < constants.size(); ++i)
+    if (bucket_matches(constants[i].bucket, depth, root_entropy)) return constants[i];
+  return constants.front();
+}
+
+double arc_bound(const ArcConstants& c, double u_emb_raw, double u_logit_raw) {
+  return std::min(scaled(c.c_s, u_emb_raw), scaled(c.alpha_kappa, u_logit_raw));
+}
+
+std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const std::vector<ArcConstants>& constants,
+                                   const std::map<int32_t, std::string>& category_of_prompt, bool held_out) {
+  struct Count {
+    int64_t samples = 0, covered = 0;
+    void add(bool hit) { ++samples, covered += hit; }
+  };
+  Count all;
+  std::map<std::string, Count> by_category;
+  std::map<int32_t, Count> by_depth;
+  for (const ArcSample& s : samples) {
+    if (s.held_out != held_out) continue;
+    const auto category = category_of_prompt.find(s.prompt);
+    if (category == category_of_prompt.end())
+      throw std::invalid_argument("ARC audit: prompt " + std::to_string(s.prompt) + " has no category");
+    const bool hit = s.js <= arc_bound(constants_for(constants, s.depth, s.root_entropy), s.u_emb_raw, s.u_logit_raw);
+    all.add(hit);
+    by_category[category->second].add(hit);
+    by_depth[s.depth].add(hit);
+  }
+  std::vector<ArcAuditRow> rows{audit_row("all", "all", all.samples, all.covered)};
+  for (const auto& [name, count] : by_category) rows.push_back(audit_row("category", name, count.samples, count.covered));
+  for (const auto& [depth, count] : by_depth)
+    rows.push_back(audit_row("depth", std::to_string(depth), count.samples, count.covered));
+  return rows;
+}
+
+}  // namespace specd

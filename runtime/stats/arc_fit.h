@@ -1,0 +1,59 @@
+#pragma once
+// ARC-Decode's calibrated constants (arc-decode.md Algorithm 1, lines 11-14) and their coverage
+// audit (Table 5), from the calibration samples alone: no model, no libtorch.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "artifact/artifact.h"
+
+namespace specd {
+
+// Optional buckets with constants of their own. Asked together they cross: one bucket per
+// (depth, entropy range), named "depth=2,entropy=[0.2,0.4)". Empty: only "all".
+struct ArcBuckets {
+  bool depth = false;                 // "depth=1", "depth=2", ...: the depths the calibration samples have
+  std::vector<double> entropy_edges;  // increasing edges e0 < e1 < ...: "entropy=[e0,e1)", ... over root_entropy
+};
+
+// Fits the constants on the samples with held_out == false, "all" first, then each bucket (depth
+// ascending, then entropy range), each with n = its samples and rank = conformal_rank(n, delta):
+//   c_s = the rank-th smallest of js / u_emb_raw, alpha_kappa likewise of js / u_logit_raw,
+//   tau_delta likewise of U_min = arc_bound(c_s, alpha_kappa) over the same samples.
+// A zero denominator gives the ratio +inf when js > 0 (no finite constant covers that sample) and
+// 0 when js = 0 (any does): every sample keeps its place in every quantile, so the conformal
+// guarantee of each holds over all n samples, not over a subset chosen by the data.
+// A bucket with too few samples (rank > n) keeps its name, n and rank = n + 1, and carries the
+// "all" constants (is_fallback() says so): it is served exactly as a position outside every bucket.
+// std::invalid_argument when "all" itself has fewer than conformal_min_samples(delta) samples, a
+// sample has a negative or non-finite value, or the edges are not finite and increasing (two or more).
+std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& samples, double delta,
+                                            const ArcBuckets& buckets);
+
+// Whether a bucket had too few samples and carries the "all" constants.
+inline bool is_fallback(const ArcConstants& c) { return c.rank > c.samples; }
+
+// The constants serving a position: the bucket whose name matches its depth and root entropy
+// when the list has one, else "all" (constants[0]). std::invalid_argument when constants[0] is not
+// "all" or a bucket name is not one fit_arc_constants writes.
+const ArcConstants& constants_for(const std::vector<ArcConstants>& constants, int32_t depth, float root_entropy);
+
+// U_min = min(c_s * u_emb_raw, alpha_kappa * u_logit_raw); a zero raw bound contributes 0 even
+// against an infinite constant.
+double arc_bound(const ArcConstants& c, double u_emb_raw, double u_logit_raw);
+
+// Coverage of js <= U_min (each sample under constants_for its depth and entropy) over the samples
+// whose held_out equals `held_out` (false: the calibration split, or deploy samples stored so):
+// rows "all", then one per category (by name; category_of_prompt maps a prompt index to its
+// category and must hold every counted prompt, else std::invalid_argument), then one per depth
+// (ascending), each with its Wilson and Clopper-Pearson 95% intervals. No samples: one "all" row,
+// coverage 0 and intervals [0, 1].
+std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const std::vector<ArcConstants>& constants,
+                                   const std::map<int32_t, std::string>& category_of_prompt, bool held_out = true);
+
+// The name fit_arc_constants gives an entropy range: "entropy=[0.2,0.4)", each edge in the
+// shortest decimal that reads back as the same double.
+std::string entropy_bucket_name(double low, double high);
+
+}  // namespace specd

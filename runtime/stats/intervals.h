@@ -1,0 +1,21 @@
+#pragma once
+// Two-sided confidence intervals for a binomial proportion (successes out of n): the coverage audit
+// reports both, as Table 5 of arc-decode.md reports Wilson's.
+#include <cstdint>
+
+namespace specd {
+
+struct Interval {
+  double low = 0, high = 0;
+};
+
+// Wilson score interval (Newcombe 1998, as scipy's binomtest proportion_ci(method="wilson")): its
+// low end is exactly 0 at 0 successes and its high end exactly 1 at n. n = 0: [0, 1] (no data).
+// std::invalid_argument for successes outside [0, n] or confidence outside (0, 1).
+Interval wilson_interval(int64_t successes, int64_t n, double confidence = 0.95);
+
+// Clopper-Pearson (exact) interval from the beta quantiles: low = B(a/2; k, n-k+1), 0 at k = 0;
+// high = B(1-a/2; k+1, n-k), 1 at k = n; a = 1 - confidence. n = 0: [0, 1]. Errors as Wilson's.
+Interval clopper_pearson_interval(int64_t successes, int64_t n, double confidence = 0.95);
+
+}  // namespace specd
