@@ -37,12 +37,6 @@ std::vector<float> embedding_whitening(const LlamaModel& target) {
 
 namespace {
 
-// A step's sample site before the second pass: j, its depth, the step and the root's position.
-struct Site {
-  int32_t step = 0, depth = 0;
-  int64_t position = 0, root_position = 0;
-};
-
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -76,7 +70,7 @@ class SampleProbe {
         e_d_(whitening.size()), e_m_(whitening.size()) {}
 
   // The samples of one decoded sequence at `sites` (in increasing position).
-  std::vector<ArcSample> measure(int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<Site>& sites,
+  std::vector<ArcSample> measure(int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<ArcSite>& sites,
                                  bool held_out) {
     std::vector<ArcSample> samples;
     if (sites.empty()) return samples;
@@ -84,7 +78,7 @@ class SampleProbe {
     std::vector<float> entropy;  // normalized entropy of the row after each fed position
     std::vector<float> last_row(static_cast<size_t>(vocab_));
     const double log_vocab = std::log(static_cast<double>(vocab_));
-    for (const Site& site : sites) {
+    for (const ArcSite& site : sites) {
       // Feed C = sequence[0, j): rows for the root's distribution and position j's.
       if (cache.length() < site.position) {
         ForwardRequest feed;
@@ -101,11 +95,16 @@ class SampleProbe {
       s.held_out = held_out;
       s.root_entropy = entropy[static_cast<size_t>(site.root_position - 1)];
       s.target_token = argmax(last_row.data(), vocab_);
-      std::vector<int32_t> candidates = top_ids(last_row.data(), vocab_, options_.top_k);
-      candidates.erase(std::remove(candidates.begin(), candidates.end(), s.target_token), candidates.end());
-      if (candidates.empty()) continue;  // K = 1 or a one-token vocabulary: no candidate
-      const uint64_t draw = splitmix64(options_.run.sampling.seed ^ splitmix64(static_cast<uint64_t>(prompt_index) << 32 | static_cast<uint32_t>(site.step)));
-      s.draft_token = candidates[draw % candidates.size()];
+      if (site.draft_token >= 0) {
+        if (site.draft_token == s.target_token) continue;
+        s.draft_token = site.draft_token;
+      } else {
+        std::vector<int32_t> candidates = top_ids(last_row.data(), vocab_, options_.top_k);
+        candidates.erase(std::remove(candidates.begin(), candidates.end(), s.target_token), candidates.end());
+        if (candidates.empty()) continue;  // K = 1 or a one-token vocabulary: no candidate
+        const uint64_t draw = splitmix64(options_.run.sampling.seed ^ splitmix64(static_cast<uint64_t>(prompt_index) << 32 | static_cast<uint32_t>(site.step)));
+        s.draft_token = candidates[draw % candidates.size()];
+      }
 
       target_.embedding_row(s.draft_token, e_d_.data());
       target_.embedding_row(s.target_token, e_m_.data());
@@ -141,6 +140,13 @@ class SampleProbe {
 
 }  // namespace
 
+std::vector<ArcSample> measure_arc_sites(const LlamaModel& target, const std::vector<float>& whitening, const ArcSampleOptions& options,
+                                         int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<ArcSite>& sites,
+                                         bool held_out) {
+  SampleProbe probe(target, whitening, options);
+  return probe.measure(prompt_index, sequence, sites, held_out);
+}
+
 void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
                          const std::vector<ArcPromptWork>& work, const std::vector<int32_t>& stop_tokens,
                          const std::vector<float>& whitening, const ArcSampleOptions& options, CalibrationJournal& journal,
@@ -161,12 +167,12 @@ void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaMo
     Policy policy = make_policy("sd-tree", MethodContext{target, draft, generate.sampling, sd, nullptr});
     const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
 
-    std::vector<Site> sites;
+    std::vector<ArcSite> sites;
     int32_t step = 0;
     int64_t root_position = static_cast<int64_t>(prompt.size());
     auto on_step = [&](const DraftTree& tree, const AcceptResult& result, const float*, int64_t) {
       const int32_t last = result.path.back();
-      if (!tree.children(last).empty()) sites.push_back(Site{step, tree.depths[last] + 1, root_position + tree.depths[last] + 1, root_position});
+      if (!tree.children(last).empty()) sites.push_back(ArcSite{step, tree.depths[last] + 1, root_position + tree.depths[last] + 1, root_position});
       root_position += static_cast<int64_t>(result.path.size());
       ++step;
     };
@@ -175,7 +181,7 @@ void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaMo
     std::vector<int32_t> sequence = prompt;
     sequence.insert(sequence.end(), out.tokens.begin(), out.tokens.end());
     // A stop token or the budget can end the text inside a step's path: only sites whose C was emitted.
-    sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const Site& s) { return s.position > static_cast<int64_t>(sequence.size()); }),
+    sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const ArcSite& s) { return s.position > static_cast<int64_t>(sequence.size()); }),
                 sites.end());
     std::vector<ArcSample> samples = probe.measure(w.index, sequence, sites, w.held_out);
 

@@ -54,6 +54,21 @@ struct ArcPromptWork {
   bool held_out = false;
 };
 
+// Where a sample is taken: position j with its step and depth, the step's root position (for H_m),
+// and t_d when it is given (the deploy audit: the token a run relaxed), else drawn.
+struct ArcSite {
+  int32_t step = 0, depth = 0;
+  int64_t position = 0, root_position = 0;
+  int32_t draft_token = -1;
+};
+
+// The samples of one decoded sequence (prompt + output) at `sites` (increasing positions, each
+// within the sequence): the second pass described above. A site whose t_d would equal t_m (a
+// drawn candidate list that is empty, a given token that is the argmax) gives no sample.
+std::vector<ArcSample> measure_arc_sites(const LlamaModel& target, const std::vector<float>& whitening, const ArcSampleOptions& options,
+                                         int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<ArcSite>& sites,
+                                         bool held_out);
+
 // Decodes every prompt of `work` that the journal lacks and records its samples there (one
 // transaction per prompt). InputError naming the prompt when it does not fit the target's context.
 void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,

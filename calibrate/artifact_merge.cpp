@@ -8,6 +8,8 @@
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
+#include "calibrate/arc_fitting.h"
+#include "stats/arc_fit.h"
 #include "util/error.h"
 
 namespace specd {
@@ -135,13 +137,8 @@ ArcCalibration merge_arc(const std::vector<Artifact>& shards, const std::vector<
   std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
   std::stable_sort(arc.samples.begin(), arc.samples.end(),
                    [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
-  // TODO(lead, issue 10): fit the constants and the audit on the merged samples here, e.g.
-  //   arc.constants = fit_arc_constants(arc.samples, arc.delta, <buckets from arc.provenance.options>);
-  //   arc.audit = audit_arc(arc.samples, arc.prompts, arc.constants);
-  // (runtime/stats/arc_fit.h, written by another helper). Until then a merged arc calibration
-  // holds no constants (the manifest's calibrations.arc.constants is null).
-  arc.constants.clear();
-  arc.audit.clear();
+  // Constants are quantiles of all the samples: fitted again on the merged ones, as the unsharded run does.
+  fit_arc(arc, arc_buckets_of(arc, names[0] + ": manifest arc options.buckets"), "artifact merge");
   arc.provenance.counts.update(derived_counts(arc));
   return arc;
 }

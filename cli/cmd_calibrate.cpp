@@ -12,6 +12,7 @@
 #include "artifact/csd_pairs.h"
 #include "artifact/fingerprint.h"
 #include "arc_tables.h"
+#include "calibrate/arc_fitting.h"
 #include "calibrate/arc_samples.h"
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
@@ -311,10 +312,8 @@ int run_arc(const Args& args) {
   arc.prompts = journal.prompts(kArcPolicy);
   arc.whitening = whitening;
   arc.samples = journal.arc_samples(kArcPolicy);
-  arc.constants = fit_arc_constants(arc.samples, delta, buckets);
-  std::map<int32_t, std::string> category_of_prompt;
-  for (const CalibratedPrompt& p : arc.prompts) category_of_prompt[p.index] = p.category;
-  arc.audit = audit_arc(arc.samples, arc.constants, category_of_prompt, /*held_out=*/true);
+  // A shard's samples are a part of the quantiles' input: `artifact merge` fits the whole.
+  if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   const double wall_ms = total_wall_ms(arc.prompts);
   arc.provenance.wall_s = wall_ms / 1000.0;
   artifact.arc = arc;
@@ -330,6 +329,10 @@ int run_arc(const Args& args) {
   std::printf("  %zu prompts: %lld calibration samples, %lld held-out samples; %.1f s of decoding and probing: %.0f samples/min\n",
               arc.prompts.size(), static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
               minutes > 0 ? (calibration + held_out) / minutes : 0.0);
+  if (a.shard_count > 1) {
+    std::printf("  a shard: its constants are fitted when the shards are merged (specd artifact merge)\n");
+    return 0;
+  }
   print_constants(arc.constants, delta);
   if (!arc.audit.empty()) print_audit(arc.audit, delta, "held-out");
   return 0;

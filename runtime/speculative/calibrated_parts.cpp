@@ -60,7 +60,7 @@ ArcLtsConstants arc_constants_of(const Artifact& artifact, const SamplingParams&
     input_error(artifact_name, "its arc constants were calibrated for " + settings_text(made.temperature, made.top_k, made.top_p) +
                                    ", this run samples with " + settings_text(sampling.temperature, sampling.top_k, sampling.top_p) +
                                    " (calibrate arc at these settings)");
-  if (arc.constants.empty()) input_error(artifact_name, "its arc calibration holds no constants");
+  if (arc.constants.empty()) input_error(artifact_name, "its arc calibration holds no constants (a shard: merge the shards with specd artifact merge)");
   const ArcConstants& all = arc.constants.front();
   if (!(all.tau_delta > 0.0) || !std::isfinite(all.tau_delta) || !(all.c_s >= 0.0) || !(all.alpha_kappa >= 0.0))
     input_error(artifact_name, "its arc constants are unusable (tau_delta must be positive, c_s and alpha_kappa not negative)");

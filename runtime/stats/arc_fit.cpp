@@ -10,6 +10,7 @@
 
 #include "stats/conformal.h"
 #include "stats/intervals.h"
+#include "util/error.h"
 
 namespace specd {
 namespace {
@@ -215,6 +216,51 @@ std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const 
   for (const auto& [depth, count] : by_depth)
     rows.push_back(audit_row("depth", std::to_string(depth), count.samples, count.covered));
   return rows;
+}
+
+ArcBuckets parse_arc_buckets(const std::string& text, const std::string& where) {
+  ArcBuckets buckets;
+  if (text.empty() || text == "none") return buckets;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t plus = std::min(text.find('+', start), text.size());
+    const std::string part = text.substr(start, plus - start);
+    if (part == "depth") {
+      buckets.depth = true;
+    } else if (part.rfind("entropy:", 0) == 0) {
+      std::string rest = part.substr(8);
+      size_t p = 0;
+      while (p <= rest.size()) {
+        const size_t comma = std::min(rest.find(',', p), rest.size());
+        try {
+          size_t used = 0;
+          const double edge = std::stod(rest.substr(p, comma - p), &used);
+          if (used != comma - p || !(edge > 0 && edge < 1)) throw std::invalid_argument("edge");
+          if (!buckets.entropy_edges.empty() && edge <= buckets.entropy_edges.back()) throw std::invalid_argument("order");
+          buckets.entropy_edges.push_back(edge);
+        } catch (const std::exception&) {
+          input_error(where, "entropy edges must be increasing numbers in (0, 1), e.g. entropy:0.2,0.5 (got '" + part + "')");
+        }
+        p = comma + 1;
+      }
+    } else {
+      input_error(where, "unknown bucket '" + part + "' (known: depth, entropy:E1,E2,...; join with +)");
+    }
+    start = plus + 1;
+  }
+  return buckets;
+}
+
+ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where) {
+  const nlohmann::json& options = arc.provenance.options;
+  const std::string text = options.contains("buckets") && options["buckets"].is_string() ? options["buckets"].get<std::string>() : "none";
+  return parse_arc_buckets(text, where);
+}
+
+std::map<int32_t, std::string> prompt_categories(const std::vector<CalibratedPrompt>& prompts) {
+  std::map<int32_t, std::string> categories;
+  for (const CalibratedPrompt& p : prompts) categories[p.index] = p.category;
+  return categories;
 }
 
 }  // namespace specd

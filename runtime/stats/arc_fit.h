@@ -56,4 +56,13 @@ std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const 
 // shortest decimal that reads back as the same double.
 std::string entropy_bucket_name(double low, double high);
 
+// The buckets `calibrate arc --buckets` asks for, as the provenance stores them: "none", "depth",
+// "entropy:0.2,0.4,0.6" (increasing edges over H_m in (0, 1)), or "depth+entropy:..."; InputError
+// naming `where` otherwise.
+ArcBuckets parse_arc_buckets(const std::string& text, const std::string& where);
+// The buckets an ARC calibration was fitted with (its provenance's options.buckets).
+ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where);
+// Prompt index -> workload category, for audit_arc.
+std::map<int32_t, std::string> prompt_categories(const std::vector<CalibratedPrompt>& prompts);
+
 }  // namespace specd

@@ -14,6 +14,8 @@
 #include "artifact/artifact.h"
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
+#include "calibrate/arc_fitting.h"
+#include "stats/conformal.h"
 #include "io/sha256.h"
 #include "io/safetensors.h"
 #include "test_helpers.h"
@@ -42,44 +44,6 @@ inline CalibrationProvenance fake_provenance(const std::string& policy) {
   return p;
 }
 
-// Stand-in constants and audit rows that count what the readers check (the "all" bucket's n is the
-// calibration samples, each audit row the held-out samples of its group); the values are made up
-// from the samples, not fitted. Buckets "depth=2" and "depth=10" test that the stored order stays.
-inline void fake_arc_fit(ArcCalibration& arc) {
-  std::map<int32_t, std::string> category;
-  for (const CalibratedPrompt& p : arc.prompts) category[p.index] = p.category;
-  int64_t calibration = 0, depth2 = 0, depth10 = 0;
-  double c_s = 0, alpha_kappa = 0;
-  std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> groups;  // (kind, group) -> (samples, covered)
-  for (const ArcSample& x : arc.samples) {
-    if (!x.held_out) {
-      ++calibration;
-      depth2 += x.depth == 2;
-      depth10 += x.depth == 10;
-      c_s = std::max(c_s, x.js / x.u_emb_raw);
-      alpha_kappa = std::max(alpha_kappa, x.js / x.u_logit_raw);
-      continue;
-    }
-    const bool covered = x.js <= 0.5;
-    for (const auto& key : {std::pair<std::string, std::string>{"all", "all"}, {"category", category.at(x.prompt)},
-                            {"depth", std::to_string(x.depth)}}) {
-      groups[key].first += 1;
-      groups[key].second += covered;
-    }
-  }
-  arc.constants = {{"all", calibration, calibration + 1, c_s, alpha_kappa, 0.25},
-                   {"depth=2", depth2, depth2 + 1, c_s / 2, alpha_kappa / 2, 0.125},
-                   {"depth=10", depth10, depth10 + 1, c_s / 3, alpha_kappa / 3, 0.0625}};
-  arc.audit.clear();
-  for (const char* kind : {"all", "category", "depth"})
-    for (const auto& [key, counts] : groups) {
-      if (key.first != kind) continue;
-      const double coverage = static_cast<double>(counts.second) / static_cast<double>(counts.first);
-      arc.audit.push_back({key.first, key.second, counts.first, counts.second, coverage, coverage / 2, (1 + coverage) / 2,
-                           coverage / 3, (2 + coverage) / 3});
-    }
-  arc.provenance.counts = derived_counts(arc);
-}
 
 // `prompts` calibration prompts; prompt i's CSD run rejects a few (draft, target) pairs drawn
 // from a small vocabulary so pairs repeat; its SAM document has i % 5 * 3 tokens (some empty).
@@ -137,8 +101,8 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
   ArcCalibration arc;
   arc.provenance = fake_provenance(kArcPolicy);
   arc.provenance.temperature = 1;
-  arc.provenance.options = {{"delta", 0.05}, {"top_k", 10}, {"mu", 1e-4}, {"epsilon", 1e-6}};
-  arc.delta = 0.05;
+  arc.provenance.options = {{"delta", 0.25}, {"top_k", 10}, {"mu", 1e-4}, {"epsilon", 1e-6}, {"buckets", "depth"}};
+  arc.delta = 0.25;  // a few samples suffice (the conformal rank needs n >= 3)
   arc.top_k = 10;
   arc.prompts = csd.prompts;
   for (int k = 0; k < 8; ++k) arc.whitening.push_back(1.0f / static_cast<float>(k + 1));
@@ -163,7 +127,11 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
       }
     }
   }
-  fake_arc_fit(arc);
+  // Too few calibration samples (a tiny fixture) leave it unfitted, as a shard.
+  int64_t calibration_samples = 0;
+  for (const ArcSample& x : arc.samples) calibration_samples += !x.held_out;
+  if (calibration_samples >= conformal_min_samples(arc.delta)) fit_arc(arc, arc_buckets_of(arc, "fixture"), "fixture");
+  arc.provenance.counts = derived_counts(arc);
   a.arc = arc;
   a.thresholds = {{"csd", "lambda", 6, "paper default"}, {"csd", "tau", 0.01, "paper default"}};
   return a;
@@ -206,7 +174,10 @@ inline Artifact shard_of(const Artifact& whole, int32_t index, int32_t count) {
     if (keep(p.index)) arc.prompts.push_back(p);
   for (const auto& x : whole.arc->samples)
     if (keep(x.prompt)) arc.samples.push_back(x);
-  fake_arc_fit(arc);  // a shard's own constants, which a merge cannot combine
+  // A shard holds samples only: the merge fits the whole (calibrate arc --shard writes no constants).
+  arc.constants.clear();
+  arc.audit.clear();
+  arc.provenance.counts = derived_counts(arc);
   shard_provenance(arc.provenance);
   return a;
 }

@@ -50,6 +50,9 @@ TEST_CASE("artifact: write -> read gives back every field", "[artifact]") {
   CHECK(read.csd->pairs == written.csd->pairs);
   CHECK(read.sam_corpus->documents == written.sam_corpus->documents);
   CHECK(read.thresholds == written.thresholds);
+  CHECK(read.arc->samples == written.arc->samples);
+  CHECK(read.arc->constants == written.arc->constants);
+  CHECK(read.arc->audit == written.arc->audit);
   CHECK(read == written);
   CHECK(std::filesystem::exists(dir + "/manifest.json"));
   CHECK(verify_artifact(dir, "", "").empty());

@@ -30,10 +30,7 @@ std::string merge_error(const std::vector<Artifact>& shards) {
 TEST_CASE("artifact merge: shards by prompt index % N merge into the unsharded artifact", "[artifact][merge]") {
   ScopedTempDir tmp("merge");
   const Artifact whole = test::synthetic_artifact(23);
-  Artifact unfitted = whole;  // a merge leaves ARC's constants and audit to the fit (test_artifact_arc.cpp)
-  unfitted.arc->constants.clear();
-  unfitted.arc->audit.clear();
-  write_artifact(tmp.file("whole"), unfitted);
+  write_artifact(tmp.file("whole"), whole);  // a merge fits ARC's constants on all the samples, as the whole run
   for (int32_t count : {1, 2, 3, 5}) {
     INFO(count << " shards");
     // Written and read back as the shards of real runs would be; given in scrambled order.
@@ -54,6 +51,9 @@ TEST_CASE("artifact merge: shards by prompt index % N merge into the unsharded a
     CHECK(merged.sam_corpus->documents == whole.sam_corpus->documents);
     CHECK(merged.sam_corpus->provenance.counts == whole.sam_corpus->provenance.counts);
     CHECK(merged.thresholds == whole.thresholds);
+    CHECK(merged.arc->samples == whole.arc->samples);
+    CHECK(merged.arc->constants == whole.arc->constants);
+    CHECK(merged.arc->audit == whole.arc->audit);
     const CalibrationProvenance& p = merged.csd->provenance;
     CHECK(p.shard_index == 0);
     CHECK(p.shard_count == 1);
