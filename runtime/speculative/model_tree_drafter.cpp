@@ -24,7 +24,7 @@ struct PoolNode {
 
 // Runs 1 + (depth - 1) * top_k times a step over the whole vocabulary, so it must cost far less
 // than a draft forward. Sorting every id with a comparator (~20 us a row) and a scalar double exp
-// per token (~40 us) cost more than the forward that made the row. Now: the k best kept in a
+// per token (~40 us) cost more than the forward that made the row. Instead: the k best kept in a
 // sorted list of k, scanning only blocks whose (vectorised) maximum beats the k-th best, and the
 // normaliser from vectorised float exponentials.
 std::vector<std::pair<int32_t, double>> draft_top_log_probs(const float* logits, int64_t vocab, int32_t k,
