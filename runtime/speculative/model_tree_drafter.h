@@ -4,7 +4,10 @@
 // along the path) into top_k children each, one draft forward per level; then the best
 // max_nodes nodes of the whole pool form the tree (ancestor-closed, parents before children).
 // Children are deterministic (top-k), so acceptance uses the point-mass rule at T > 0.
+#include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "speculative/draft_model_runner.h"
 #include "speculative/drafter.h"
@@ -17,6 +20,11 @@ struct TreeDraftOptions {
   int32_t nodes = 16;  // drafted nodes kept (also capped by the step's budget)
 };
 
+// The k largest log-probabilities (log-softmax) of one row of `vocab` logits, best first, ties to
+// the lower id; `scratch` is working memory the caller keeps between calls.
+std::vector<std::pair<int32_t, double>> draft_top_log_probs(const float* logits, int64_t vocab, int32_t k,
+                                                            std::vector<float>& scratch);
+
 class ModelTreeDrafter : public Drafter {
  public:
   ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options);
@@ -28,6 +36,7 @@ class ModelTreeDrafter : public Drafter {
  private:
   DraftModelRunner runner_;
   TreeDraftOptions options_;
+  std::vector<float> scratch_;  // draft_top_log_probs' working memory
 };
 
 }  // namespace specd

@@ -9,6 +9,7 @@
 
 #include "speculative/method_registry.h"
 #include "fixture_models.h"
+#include "util/vector_math.h"
 
 using namespace specd;
 
@@ -18,10 +19,12 @@ namespace {
 std::vector<std::pair<int32_t, double>> top_log_probs(const at::Tensor& row, int32_t k) {
   const float* logits = row.data_ptr<float>();
   const int64_t vocab = row.size(0);
-  const float max_logit = *std::max_element(logits, logits + vocab);
-  double z = 0;
-  for (int64_t i = 0; i < vocab; ++i) z += std::exp(static_cast<double>(logits[i] - max_logit));
-  const double log_z = std::log(z) + max_logit;
+  // The normaliser as the drafter sums it (vectorised float exponentials): the trees must match
+  // node for node, so near-equal path scores must compare alike. test_draft_tree_cost.cpp holds
+  // those values to a double-precision log-softmax.
+  const float max_logit = cpu::max_value(logits, vocab);
+  std::vector<float> shifted(logits, logits + vocab);
+  const double log_z = std::log(static_cast<double>(cpu::exp_shifted_sum(shifted.data(), vocab, max_logit))) + max_logit;
   std::vector<int32_t> ids(static_cast<size_t>(vocab));
   std::iota(ids.begin(), ids.end(), 0);
   std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return logits[a] > logits[b]; });
