@@ -2,7 +2,9 @@
 # The calibrate -> verify -> deploy workflow of README.md (*Workflow*), on the demo pair: builds
 # the pair's artifact in $ARTIFACT (default artifacts/demo-pair), checks it, and decodes with it.
 # Needs a built specd (scripts/build.sh). CALIBRATION_PROMPTS limits the calibration prompts
-# (default: all 181); BENCH_PROMPTS the prompts per workload category of the last step.
+# (default: all 181); ARC_PROMPTS and AUDIT_PROMPTS those of calibrate arc (default: the same,
+# and 4 audit prompts per workload category); BENCH_PROMPTS the prompts per workload category of
+# the bench steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=${SPECD:-build/cli/specd}
@@ -15,9 +17,21 @@ limit=(--max-prompts "${CALIBRATION_PROMPTS:-0}")
 rm -rf "$artifact" "$artifact".*-journal.sqlite
 "$specd" calibrate csd --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" calibrate sam-corpus --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
+"$specd" calibrate arc --target "$target" --draft "$draft" --max-prompts "${ARC_PROMPTS:-${CALIBRATION_PROMPTS:-0}}" \
+  --audit-per-category "${AUDIT_PROMPTS:-4}" --temperature 1 --out "$artifact"
 "$specd" artifact verify "$artifact" --target "$target" --draft "$draft"
 "$specd" artifact inspect "$artifact"
 "$specd" generate --model "$target" --draft "$draft" --method csd --artifact "$artifact" --gamma 6 --draft-budget fixed \
   --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64
 "$specd" bench --model "$target" --draft "$draft" --methods sd,csd,sam --artifact "$artifact" --gamma 6 --draft-budget fixed \
   --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1
+# ARC-Decode at the temperature it was calibrated for: its audit recomputes the constants and the
+# held-out coverage from the stored samples (exit 1 if they differ), then measures the coverage the
+# bench's arc run achieved (exit 1 for a drift below 1 - delta: reported, not a failure here).
+"$specd" audit arc --artifact "$artifact"
+traces="$artifact".arc-traces.sqlite
+rm -f "$traces"
+"$specd" bench --model "$target" --draft "$draft" --methods sd-tree,arc,arc-prune-only,arc-lts-only --artifact "$artifact" \
+  --temperature 1 --draft-budget fixed --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$traces"
+"$specd" audit arc --artifact "$artifact" --traces "$traces" --model "$target" || [ $? -eq 1 ]
+rm -f "$traces"
