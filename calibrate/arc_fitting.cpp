@@ -10,7 +10,7 @@ namespace specd {
 
 void fit_arc(ArcCalibration& arc, const ArcBuckets& buckets, const std::string& where) {
   try {
-    arc.constants = fit_arc_constants(arc.samples, arc.delta, buckets);
+    arc.constants = fit_arc_constants(arc.samples, arc.delta, buckets, arc_ratio_delta(arc, where));
   } catch (const std::invalid_argument& e) {
     input_error(where, std::string("cannot fit ARC's constants: ") + e.what() + " (calibrate more prompts or raise --delta)");
   }

@@ -9,7 +9,8 @@
 
 namespace specd {
 
-// Fills arc.constants and arc.audit (empty when no sample is held out) from arc.samples.
+// Fills arc.constants and arc.audit (empty when no sample is held out) from arc.samples, with the
+// rule of its provenance's options ("paper" or "split", see fit_arc_constants).
 // InputError naming `where` when the samples cannot give finite constants: fewer calibration
 // samples than delta needs, or more than delta of them with a zero raw bound and a positive
 // divergence (the quantile is then infinite, which no artifact stores).

@@ -131,7 +131,8 @@ int run_audit_arc(const Args& args) {
   if (!artifact.arc) input_error(dir, "holds no ARC-Decode calibration (run specd calibrate arc --out " + dir + ")");
   const ArcCalibration& arc = *artifact.arc;
 
-  const std::vector<ArcConstants> refit = fit_arc_constants(arc.samples, arc.delta, arc_buckets_of(arc, dir + ": manifest arc options.buckets"));
+  const std::vector<ArcConstants> refit = fit_arc_constants(arc.samples, arc.delta, arc_buckets_of(arc, dir + ": manifest arc options.buckets"),
+                                                         arc_ratio_delta(arc, dir + ": manifest arc options.rule"));
   bool reproduced = refit.size() == arc.constants.size();
   for (size_t i = 0; reproduced && i < refit.size(); ++i) reproduced = same_constants(refit[i], arc.constants[i]);
   const std::vector<ArcAuditRow> audit = audit_arc(arc.samples, arc.constants, prompt_categories(arc.prompts), /*held_out=*/true);

@@ -233,7 +233,7 @@ int run_arc(const Args& args) {
   ArcSampleOptions options;
   options.run.sampling.temperature = 1.0;
   double delta = 0.05;
-  std::string audit_dir = data_dir() + "/workloads", buckets_text;
+  std::string audit_dir = data_dir() + "/workloads", buckets_text, rule = "paper";
   int64_t audit_per_category = 4;
   po::options_description desc("specd calibrate arc");
   add_common(desc, a, /*with_draft=*/true);
@@ -246,6 +246,8 @@ int run_arc(const Args& args) {
       ("candidates", po::value(&options.top_k)->default_value(10), "K: t_d is drawn from the target's top-K, and JS is taken over the union of both top-K")
       ("mu", po::value(&options.mu)->default_value(1e-4), "JS smoothing added to each token of that union")
       ("epsilon", po::value(&options.epsilon)->default_value(1e-6), "clamp of the processed probabilities before the log")
+      ("rule", po::value(&rule)->default_value("paper"),
+       "paper: c'_s and alpha*kappa at 1 - delta (Algorithm 1; JS <= U_min then holds only at 1 - 2 delta); split: both at 1 - delta/2, so that it holds at 1 - delta")
       ("buckets", po::value(&buckets_text)->default_value("none"), "constants per bucket besides 'all': depth, entropy:E1,E2,..., or depth+entropy:...")
       ("audit-prompts", po::value(&audit_dir)->default_value(audit_dir), "held-out audit prompts: a workload directory (one file per category)")
       ("audit-per-category", po::value(&audit_per_category)->default_value(4), "audit prompts per category (0: no audit)")
@@ -264,6 +266,7 @@ int run_arc(const Args& args) {
   if (options.tree.top_k < 1 || options.tree.depth < 1 || options.tree.nodes < options.tree.depth)
     input_error("--tree-nodes", "the tree needs top-k and depth >= 1 and at least depth nodes");
   const ArcBuckets buckets = parse_arc_buckets(buckets_text, "--buckets");
+  if (rule != "paper" && rule != "split") input_error("--rule", "must be paper or split (got '" + rule + "')");
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "arc"));
   const std::vector<WorkloadItem> audit_items =
@@ -275,7 +278,7 @@ int run_arc(const Args& args) {
   provenance.temperature = options.run.sampling.temperature;
   provenance.top_k = options.run.sampling.top_k;
   provenance.top_p = options.run.sampling.top_p;
-  provenance.options = {{"delta", delta}, {"candidates", options.top_k}, {"mu", options.mu}, {"epsilon", options.epsilon},
+  provenance.options = {{"delta", delta}, {"rule", rule}, {"candidates", options.top_k}, {"mu", options.mu}, {"epsilon", options.epsilon},
                         {"buckets", buckets_text}, {"tree", {{"top_k", options.tree.top_k}, {"depth", options.tree.depth}, {"nodes", options.tree.nodes}}},
                         {"audit_prompts", audit_dir}, {"audit_per_category", audit_per_category},
                         {"audit_prompts_sha256", items_digest(audit_items)},

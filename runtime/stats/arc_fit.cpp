@@ -1,5 +1,6 @@
 #include "stats/arc_fit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,13 +51,13 @@ std::optional<size_t> entropy_bin(const std::vector<double>& edges, double e) {
   return std::nullopt;
 }
 
-ArcConstants fit_bucket(const std::string& name, const std::vector<const ArcSample*>& samples, double delta,
+ArcConstants fit_bucket(const std::string& name, const std::vector<const ArcSample*>& samples, double delta, double ratio_delta,
                         const ArcConstants* all) {
   ArcConstants c;
   c.bucket = name;
   c.samples = static_cast<int64_t>(samples.size());
   c.rank = conformal_rank(c.samples, delta);
-  if (c.rank > c.samples) {
+  if (c.rank > c.samples || conformal_rank(c.samples, ratio_delta) > c.samples) {
     c.rank = c.samples + 1;
     c.c_s = all->c_s, c.alpha_kappa = all->alpha_kappa, c.tau_delta = all->tau_delta;
     return c;
@@ -66,8 +67,8 @@ ArcConstants fit_bucket(const std::string& name, const std::vector<const ArcSamp
     emb.push_back(ratio(s->js, s->u_emb_raw));
     logit.push_back(ratio(s->js, s->u_logit_raw));
   }
-  c.c_s = conformal_quantile(std::move(emb), delta);
-  c.alpha_kappa = conformal_quantile(std::move(logit), delta);
+  c.c_s = conformal_quantile(std::move(emb), ratio_delta);
+  c.alpha_kappa = conformal_quantile(std::move(logit), ratio_delta);
   for (const ArcSample* s : samples) bound.push_back(arc_bound(c, s->u_emb_raw, s->u_logit_raw));
   c.tau_delta = conformal_quantile(std::move(bound), delta);
   return c;
@@ -140,7 +141,8 @@ std::string entropy_bucket_name(double low, double high) {
 }
 
 std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& samples, double delta,
-                                            const ArcBuckets& buckets) {
+                                            const ArcBuckets& buckets, double ratio_delta) {
+  if (ratio_delta == 0) ratio_delta = delta;
   check_edges(buckets.entropy_edges);
   std::vector<const ArcSample*> calibration;
   std::set<int32_t> depths;
@@ -148,12 +150,12 @@ std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& sample
     check_sample(s);
     if (!s.held_out) calibration.push_back(&s), depths.insert(s.depth);
   }
-  const int64_t needed = conformal_min_samples(delta);
+  const int64_t needed = std::max(conformal_min_samples(delta), conformal_min_samples(ratio_delta));
   if (static_cast<int64_t>(calibration.size()) < needed)
     throw std::invalid_argument("ARC calibration: " + std::to_string(calibration.size()) +
                                 " calibration samples, delta " + std::to_string(delta) + " needs at least " +
                                 std::to_string(needed));
-  std::vector<ArcConstants> constants{fit_bucket("all", calibration, delta, nullptr)};
+  std::vector<ArcConstants> constants{fit_bucket("all", calibration, delta, ratio_delta, nullptr)};
 
   const std::vector<double>& edges = buckets.entropy_edges;
   const size_t bins = edges.empty() ? 1 : edges.size() - 1;
@@ -175,7 +177,7 @@ std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& sample
         if (!edges.empty() && entropy_bin(edges, s->root_entropy) != bin) continue;
         members.push_back(s);
       }
-      constants.push_back(fit_bucket(name, members, delta, &constants.front()));
+      constants.push_back(fit_bucket(name, members, delta, ratio_delta, &constants.front()));
     }
   return constants;
 }
@@ -235,20 +237,30 @@ ArcBuckets parse_arc_buckets(const std::string& text, const std::string& where) 
         try {
           size_t used = 0;
           const double edge = std::stod(rest.substr(p, comma - p), &used);
-          if (used != comma - p || !(edge > 0 && edge < 1)) throw std::invalid_argument("edge");
+          if (used != comma - p || !(edge >= 0 && edge <= 1)) throw std::invalid_argument("edge");
           if (!buckets.entropy_edges.empty() && edge <= buckets.entropy_edges.back()) throw std::invalid_argument("order");
           buckets.entropy_edges.push_back(edge);
         } catch (const std::exception&) {
-          input_error(where, "entropy edges must be increasing numbers in (0, 1), e.g. entropy:0.2,0.5 (got '" + part + "')");
+          input_error(where, "entropy edges must be two or more increasing numbers in [0, 1], e.g. entropy:0,0.5,1 (got '" + part + "')");
         }
         p = comma + 1;
       }
+      if (buckets.entropy_edges.size() < 2)
+        input_error(where, "entropy buckets need two or more edges, e.g. entropy:0,0.5,1 (got '" + part + "')");
     } else {
       input_error(where, "unknown bucket '" + part + "' (known: depth, entropy:E1,E2,...; join with +)");
     }
     start = plus + 1;
   }
   return buckets;
+}
+
+double arc_ratio_delta(const ArcCalibration& arc, const std::string& where) {
+  const nlohmann::json& options = arc.provenance.options;
+  const std::string rule = options.contains("rule") && options["rule"].is_string() ? options["rule"].get<std::string>() : "paper";
+  if (rule == "paper") return arc.delta;
+  if (rule == "split") return arc.delta / 2;
+  input_error(where, "unknown ARC fitting rule '" + rule + "' (known: paper, split)");
 }
 
 ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where) {

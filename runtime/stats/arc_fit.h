@@ -28,8 +28,13 @@ struct ArcBuckets {
 // "all" constants (is_fallback() says so): it is served exactly as a position outside every bucket.
 // std::invalid_argument when "all" itself has fewer than conformal_min_samples(delta) samples, a
 // sample has a negative or non-finite value, or the edges are not finite and increasing (two or more).
+//
+// ratio_delta (0: delta) is the level of the two ratio quantiles. The paper fits both at delta
+// (Algorithm 1), which bounds the miss rate of JS <= U_min only by 2 delta (either ratio may miss);
+// the "split" rule fits them at delta / 2, so that under exchangeability the union bound gives
+// P(JS > U_min) <= delta. `rank` is tau_delta's rank either way.
 std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& samples, double delta,
-                                            const ArcBuckets& buckets);
+                                            const ArcBuckets& buckets, double ratio_delta = 0);
 
 // Whether a bucket had too few samples and carries the "all" constants.
 inline bool is_fallback(const ArcConstants& c) { return c.rank > c.samples; }
@@ -57,9 +62,13 @@ std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const 
 std::string entropy_bucket_name(double low, double high);
 
 // The buckets `calibrate arc --buckets` asks for, as the provenance stores them: "none", "depth",
-// "entropy:0.2,0.4,0.6" (increasing edges over H_m in (0, 1)), or "depth+entropy:..."; InputError
+// "entropy:0,0.4,0.7,1" (two or more increasing edges over H_m in [0, 1]; an H_m outside them is
+// served by "all"), or "depth+entropy:..."; InputError
 // naming `where` otherwise.
 ArcBuckets parse_arc_buckets(const std::string& text, const std::string& where);
+// The ratio level an ARC calibration was fitted with: delta for its provenance's options.rule
+// "paper" (or none), delta / 2 for "split"; InputError naming `where` for another rule.
+double arc_ratio_delta(const ArcCalibration& arc, const std::string& where);
 // The buckets an ARC calibration was fitted with (its provenance's options.buckets).
 ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where);
 // Prompt index -> workload category, for audit_arc.

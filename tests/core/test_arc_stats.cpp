@@ -293,6 +293,33 @@ TEST_CASE("ARC fit: zero denominators and brute force on random samples", "[arc_
   CHECK(fitted.tau_delta == order_statistic_by_counting(bound, rank));
 }
 
+TEST_CASE("ARC fit: the split rule takes the ratios at delta / 2 and covers JS <= U_min on 1 - delta of the samples", "[arc_stats]") {
+  std::mt19937_64 rng(5);
+  std::exponential_distribution<double> positive(3.0);
+  std::vector<ArcSample> random;
+  // Independent bounds: the paper's rule misses on either side, up to 2 delta of the samples.
+  for (int i = 0; i < 400; ++i) random.push_back(sample(i, 1, 0.5f, positive(rng) * 0.01, positive(rng), positive(rng)));
+  const double delta = 0.1;
+  std::vector<double> emb, logit;
+  for (const ArcSample& s : random) emb.push_back(s.js / s.u_emb_raw), logit.push_back(s.js / s.u_logit_raw);
+  const int64_t n = static_cast<int64_t>(random.size()), split_rank = conformal_rank(n, delta / 2);
+  const ArcConstants split = fit_arc_constants(random, delta, {}, delta / 2)[0];
+  CHECK(split.rank == conformal_rank(n, delta));
+  CHECK(split.c_s == order_statistic_by_counting(emb, split_rank));
+  CHECK(split.alpha_kappa == order_statistic_by_counting(logit, split_rank));
+  auto covered = [&](const ArcConstants& c) {
+    int64_t k = 0;
+    for (const ArcSample& s : random) k += s.js <= arc_bound(c, s.u_emb_raw, s.u_logit_raw);
+    return static_cast<double>(k) / static_cast<double>(n);
+  };
+  // Each ratio misses at most n + 1 - rank samples; the union at most twice that.
+  CHECK(covered(split) >= 1 - delta);
+  const ArcConstants paper = fit_arc_constants(random, delta, {})[0];
+  CHECK(covered(paper) >= 1 - 2 * delta);
+  CHECK(covered(paper) < 1 - delta);  // these samples show the paper's gap
+  CHECK(fit_arc_constants(random, delta, {}, 0)[0] == paper);
+}
+
 TEST_CASE("ARC fit: depth and entropy buckets, too few samples fall back to all", "[arc_stats]") {
   std::vector<ArcSample> samples = toy_samples();  // depth 1, entropy 0.25
   samples.push_back(sample(20, 2, 0.75f, 0.5, 1.0, 1.0));
