@@ -13,6 +13,7 @@
 #include "speculative/step_metrics.h"
 #include "stats/divergence.h"
 #include "tokenizer/tokenizer.h"
+#include "util/splitmix.h"
 
 namespace specd {
 
@@ -36,13 +37,6 @@ std::vector<float> embedding_whitening(const LlamaModel& target) {
 }
 
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The K largest logits' ids, ties to the lower id.
 std::vector<int32_t> top_ids(const float* logits, int64_t vocab, int32_t k) {

@@ -4,16 +4,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/splitmix.h"
+
 namespace specd::training {
 namespace {
-
-// SplitMix64: decorrelates the per-step seeds of neighbouring steps.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 Batch windows(const std::vector<int32_t>& ids, const std::vector<int64_t>& offsets, int64_t seq) {
   const int64_t rows = static_cast<int64_t>(offsets.size());
@@ -35,7 +29,7 @@ Batch sample_batch(const std::vector<int32_t>& ids, int64_t batch, int64_t seq, 
   const int64_t last_offset = static_cast<int64_t>(ids.size()) - seq - 1;
   if (last_offset < 0)
     throw std::invalid_argument("the training text has " + std::to_string(ids.size()) + " tokens, fewer than seq + 1");
-  std::mt19937_64 rng(mix(seed ^ mix(static_cast<uint64_t>(step))));
+  std::mt19937_64 rng(splitmix64(seed ^ splitmix64(static_cast<uint64_t>(step))));
   std::uniform_int_distribution<int64_t> offset(0, last_offset);
   std::vector<int64_t> offsets(batch);
   for (auto& o : offsets) o = offset(rng);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/artifact.h"
+#include "artifact/artifact_reader.h"
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
 #include "calibrate/arc_fitting.h"
@@ -19,6 +20,7 @@
 #include "io/sha256.h"
 #include "io/safetensors.h"
 #include "test_helpers.h"
+#include "util/error.h"
 #include "io/sqlite_db.h"
 
 namespace specd::test {
@@ -135,6 +137,16 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
   a.arc = arc;
   a.thresholds = {{"csd", "lambda", 6, "paper default"}, {"csd", "tau", 0.01, "paper default"}};
   return a;
+}
+
+// The one-line InputError read_artifact(dir) throws, or "" when it reads.
+inline std::string artifact_read_error(const std::string& dir) {
+  try {
+    read_artifact(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Shard `index` of `count` of a synthetic artifact: the prompts with index % count == index.

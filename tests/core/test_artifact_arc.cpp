@@ -25,15 +25,6 @@ using test::ScopedTempDir;
 
 namespace {
 
-std::string read_error(const std::string& dir) {
-  try {
-    read_artifact(dir);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::string merge_error(const std::vector<Artifact>& shards) {
   std::vector<std::string> names;
   for (size_t i = 0; i < shards.size(); ++i) names.push_back("shard" + std::to_string(i));
@@ -176,7 +167,7 @@ TEST_CASE("arc artifact: inconsistent ARC rows are refused in one line naming th
   SECTION("constants that do not count the calibration samples") {
     edit_tables(dir, "UPDATE arc_constants SET samples = samples + 1, rank = rank + 1 WHERE bucket = 'all'");
     // The manifest repeats the "all" row: the first difference found.
-    CHECK(read_error(dir) ==
+    CHECK(test::artifact_read_error(dir) ==
           dir + "/manifest.json: calibrations.arc.constants differs from the first row of arc_constants in calibration.sqlite");
     test::edit_manifest(dir, [&](nlohmann::json& m) {
       m["calibrations"]["arc"]["constants"]["samples"] = n + 1;
@@ -184,28 +175,28 @@ TEST_CASE("arc artifact: inconsistent ARC rows are refused in one line naming th
     });
     const std::string expected = dir + "/calibration.sqlite: arc_constants 'all' counts " + std::to_string(n + 1) +
                                  " samples, calibration.h5 holds " + std::to_string(n) + " calibration samples";
-    CHECK(read_error(dir) == expected);
+    CHECK(test::artifact_read_error(dir) == expected);
     CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{expected});
   }
   SECTION("a rank beyond n + 1") {
     edit_tables(dir, "UPDATE arc_constants SET rank = samples + 2 WHERE bucket = 'depth=2'");
-    CHECK_THAT(read_error(dir), Catch::StartsWith(dir + "/calibration.sqlite: arc_constants 'depth=2' has rank "));
+    CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(dir + "/calibration.sqlite: arc_constants 'depth=2' has rank "));
   }
   SECTION("an audit row that does not count the held-out samples of its group") {
     edit_tables(dir, "UPDATE arc_audit SET samples = samples + 5, covered = 0 WHERE group_kind = 'all'");
-    CHECK_THAT(read_error(dir), Catch::StartsWith(dir + "/calibration.sqlite: arc_audit all 'all' counts "));
+    CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(dir + "/calibration.sqlite: arc_audit all 'all' counts "));
   }
   SECTION("constants in the tables but null in the manifest") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["arc"]["constants"] = nullptr; });
-    CHECK(read_error(dir) == dir + "/manifest.json: calibrations.arc.constants is null, calibration.sqlite holds arc_constants");
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: calibrations.arc.constants is null, calibration.sqlite holds arc_constants");
   }
   SECTION("a sample of a prompt the arc prompts lack") {
     rewrite_arrays(dir, artifact, [](ArcCalibration& a) { a.samples.back().prompt = 77; });
-    CHECK(read_error(dir) == dir + "/calibration.h5: an arc sample of prompt 77, which the arc prompts table lacks");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.h5: an arc sample of prompt 77, which the arc prompts table lacks");
   }
   SECTION("counts in the manifest that the samples do not give") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["arc"]["counts"]["held_out_samples"] = 0; });
-    CHECK_THAT(read_error(dir), Catch::StartsWith(dir + "/manifest.json: calibrations.arc.counts.held_out_samples is 0, the rows give "));
+    CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(dir + "/manifest.json: calibrations.arc.counts.held_out_samples is 0, the rows give "));
   }
   SECTION("/arc in calibration.h5 but no arc calibration in the manifest") {
     Artifact no_arc = artifact;
@@ -213,22 +204,22 @@ TEST_CASE("arc artifact: inconsistent ARC rows are refused in one line naming th
     write_artifact(dir, no_arc);
     write_artifact_arrays(dir + "/calibration.h5", artifact);
     test::reseal(dir);
-    CHECK(read_error(dir) == dir + "/calibration.h5: /arc is present but the manifest lists no arc calibration");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.h5: /arc is present but the manifest lists no arc calibration");
     CHECK(verify_artifact(dir, "", "") ==
           std::vector<std::string>{dir + "/calibration.h5: /arc is present but the manifest lists no arc calibration"});
   }
   SECTION("arc prompts in calibration.sqlite but no arc calibration in the manifest") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"].erase("arc"); });
-    CHECK(read_error(dir) == dir + "/calibration.sqlite: prompts of policy 'arc', which the manifest does not list");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.sqlite: prompts of policy 'arc', which the manifest does not list");
   }
   SECTION("bad settings in the manifest") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["arc"]["delta"] = 1.5; });
-    CHECK(read_error(dir) == dir + "/manifest.json: field 'calibrations.arc.delta' must be in (0, 1)");
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: field 'calibrations.arc.delta' must be in (0, 1)");
     test::edit_manifest(dir, [](nlohmann::json& m) {
       m["calibrations"]["arc"]["delta"] = 0.05;
       m["calibrations"]["arc"].erase("constants");
     });
-    CHECK(read_error(dir) == dir + "/manifest.json: missing field 'calibrations.arc.constants'");
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: missing field 'calibrations.arc.constants'");
   }
 }
 
@@ -323,13 +314,13 @@ TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 
   }
   SECTION("a file whose version is not the one the manifest records") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.sqlite"]["schema_version"] = 2; });
-    CHECK(read_error(dir) == dir + "/calibration.sqlite: schema version 1, manifest.json records 2");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.sqlite: schema version 1, manifest.json records 2");
   }
   SECTION("a version-1 manifest listing arc") {
     const std::string v2 = tmp.file("v2");
     write_artifact(v2, test::synthetic_artifact(9));
     test::edit_manifest(v2, [](nlohmann::json& m) { m["schema_version"] = 1; });
-    CHECK(read_error(v2) == v2 + "/manifest.json: unknown calibration 'arc' in schema version 1");
+    CHECK(test::artifact_read_error(v2) == v2 + "/manifest.json: unknown calibration 'arc' in schema version 1");
   }
   SECTION("verify checks a version-1 database against version 1's tables") {
     edit_tables(dir, "CREATE TABLE arc_audit (x INTEGER)");
@@ -337,13 +328,11 @@ TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 
   }
 }
 
-TEST_CASE("arc artifact: shards merge into the unsharded samples; constants are left for the fit", "[artifact][arc][merge]") {
+TEST_CASE("arc artifact: shards (samples only) merge into the unsharded samples, fitted as the whole run", "[artifact][arc][merge]") {
   ScopedTempDir tmp("arc");
   const Artifact whole = test::synthetic_artifact(17);
-  Artifact unfitted = whole;  // what a merge gives until the fit runs on the union
-  unfitted.arc->constants.clear();
-  unfitted.arc->audit.clear();
-  write_artifact(tmp.file("whole"), unfitted);
+  REQUIRE_FALSE(whole.arc->constants.empty());
+  write_artifact(tmp.file("whole"), whole);
   for (int32_t count : {1, 2, 3}) {
     INFO(count << " shards");
     std::vector<Artifact> shards;
@@ -361,8 +350,8 @@ TEST_CASE("arc artifact: shards merge into the unsharded samples; constants are 
     CHECK(merged.arc->provenance.counts == whole.arc->provenance.counts);
     CHECK(merged.arc->provenance.shards.size() == static_cast<size_t>(count));
     CHECK(merged.arc->delta == whole.arc->delta);
-    CHECK(merged.arc->constants.empty());
-    CHECK(merged.arc->audit.empty());
+    CHECK(merged.arc->constants == whole.arc->constants);
+    CHECK(merged.arc->audit == whole.arc->audit);
     const std::string out = tmp.file("merged-" + std::to_string(count));
     write_artifact(out, merged);
     CHECK(test::table_dump(out + "/calibration.sqlite") == test::table_dump(tmp.file("whole/calibration.sqlite")));

@@ -22,15 +22,6 @@ using test::ScopedTempDir;
 
 namespace {
 
-std::string read_error(const std::string& dir) {
-  try {
-    read_artifact(dir);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == std::string::npos; }
 
 }  // namespace
@@ -174,13 +165,13 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
 
   SECTION("manifest.json") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 3; });
-    CHECK(read_error(dir) == dir + "/manifest.json: schema version 3, this specd reads 1 to 2");
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: schema version 3, this specd reads 1 to 2");
     CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 3, this specd reads 1 to 2");
     CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 3, this specd reads 1 to 2"});
   }
   SECTION("the manifest's record of a file's version") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.h5"]["schema_version"] = 3; });
-    CHECK(read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 3, this specd reads 1 to 2");
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 3, this specd reads 1 to 2");
   }
   SECTION("calibration.sqlite's user_version") {
     {
@@ -189,7 +180,7 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
     }
     CHECK_THROWS_WITH(ArtifactReader(dir).thresholds(), Catch::StartsWith(dir + "/calibration.sqlite: sha256 differs from manifest.json"));
     test::reseal(dir);
-    CHECK(read_error(dir) == dir + "/calibration.sqlite: schema version 3, this specd reads 1 to 2");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.sqlite: schema version 3, this specd reads 1 to 2");
     CHECK_THROWS_WITH(ArtifactReader(dir).csd_pairs(), dir + "/calibration.sqlite: schema version 3, this specd reads 1 to 2");
   }
   SECTION("calibration.h5's schema_version attribute") {
@@ -197,7 +188,7 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
     file.write_root_attribute("schema_version", 9);
     file.close();
     test::reseal(dir);
-    CHECK(read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1 to 2");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1 to 2");
   }
 }
 
@@ -208,7 +199,7 @@ TEST_CASE("artifact: a malformed manifest is refused naming the field", "[artifa
   const std::string where = dir + "/manifest.json: ";
   auto error_after = [&](const std::function<void(nlohmann::json&)>& edit) {
     test::edit_manifest(dir, edit);
-    return read_error(dir);
+    return test::artifact_read_error(dir);
   };
   CHECK(error_after([](auto& m) { m["format"] = "other"; }) == where + "field 'format' must be \"specd-artifact\"");
   CHECK(error_after([](auto& m) { m["format"] = "specd-artifact"; m["pair"]["target"]["vocab_size"] = "x"; }) ==
@@ -219,10 +210,10 @@ TEST_CASE("artifact: a malformed manifest is refused naming the field", "[artifa
         where + "field 'calibrations.csd.shard.index' must be in [0, shard.count)");
   CHECK(error_after([](auto& m) { m["calibrations"]["medusa"] = nlohmann::json::object(); }) == where + "unknown calibration 'medusa'");
   test::write_text_file(dir + "/manifest.json", "{");
-  CHECK(read_error(dir) == where + "invalid JSON at byte 2: parse error at line 1, column 2: syntax error while parsing object key - "
+  CHECK(test::artifact_read_error(dir) == where + "invalid JSON at byte 2: parse error at line 1, column 2: syntax error while parsing object key - "
                               "unexpected end of input; expected string literal");
   std::filesystem::remove(dir + "/manifest.json");
-  CHECK_THAT(read_error(dir), Catch::StartsWith(where + "cannot open"));
+  CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(where + "cannot open"));
 }
 
 TEST_CASE("artifact: a corrupted calibration.sqlite is refused naming it", "[artifact]") {
@@ -238,13 +229,13 @@ TEST_CASE("artifact: a corrupted calibration.sqlite is refused naming it", "[art
     file.seekp(static_cast<std::streamoff>(size / 4096 / 2 * 4096));
     file.write(std::string(16, '\xa5').data(), 16);
   }
-  CHECK_THAT(read_error(dir), Catch::StartsWith(path + ": sha256 differs from manifest.json (file "));
+  CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(path + ": sha256 differs from manifest.json (file "));
   const std::vector<std::string> before = verify_artifact(dir, "", "");
   REQUIRE_FALSE(before.empty());
   CHECK_THAT(before[0], Catch::StartsWith(path + ": sha256 differs"));
 
   test::reseal(dir);  // damaged before it was sealed: SQLite's own checks must find it
-  const std::string error = read_error(dir);
+  const std::string error = test::artifact_read_error(dir);
   CHECK(one_line(error));
   CHECK_THAT(error, Catch::StartsWith(path + ": "));
   CHECK_THAT(error, Catch::Contains("integrity check") || Catch::Contains("malformed"));
@@ -277,10 +268,10 @@ TEST_CASE("artifact: missing, truncated and mismatched HDF5 datasets are refused
     test::reseal(dir);
   };
   rewrite({{"step", n - 2}}, {});
-  CHECK(read_error(dir) ==
+  CHECK(test::artifact_read_error(dir) ==
         path + ": /csd/rejections/step has " + std::to_string(n - 2) + " rows, /csd/rejections/prompt " + std::to_string(n));
   rewrite({}, {"logit_gap"});
-  CHECK(read_error(dir) == path + ": /csd/rejections/logit_gap is missing");
+  CHECK(test::artifact_read_error(dir) == path + ": /csd/rejections/logit_gap is missing");
   CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{path + ": /csd/rejections/logit_gap is missing"});
   {
     Hdf5File file = Hdf5File::create(path);
@@ -292,12 +283,12 @@ TEST_CASE("artifact: missing, truncated and mismatched HDF5 datasets are refused
     file.close();
     test::reseal(dir);
   }
-  CHECK(read_error(dir) == path + ": /csd/rejections/logit_gap is int32, expected float32");
+  CHECK(test::artifact_read_error(dir) == path + ": /csd/rejections/logit_gap is int32, expected float32");
 
   write_artifact(dir, artifact);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   test::reseal(dir);
-  const std::string truncated = read_error(dir);
+  const std::string truncated = test::artifact_read_error(dir);
   CHECK(one_line(truncated));
   CHECK_THAT(truncated, Catch::StartsWith(path + ": "));
   CHECK_THAT(truncated, Catch::Contains("truncated"));
@@ -318,7 +309,7 @@ TEST_CASE("artifact: verify reports a file changed after writing and counts that
   CHECK_THAT(problems[0], Catch::Contains("manifest 000000000000…)"));
   CHECK_THAT(problems[1], Catch::StartsWith(dir + "/manifest.json: calibrations.csd.counts.rejections is 1, the rows give "));
   CHECK_THAT(problems[2], Catch::StartsWith(dir + "/manifest.json: calibrations.sam_corpus.counts.tokens is 2, the rows give "));
-  CHECK_THAT(read_error(dir), Catch::StartsWith(dir + "/calibration.h5: sha256 differs"));
+  CHECK_THAT(test::artifact_read_error(dir), Catch::StartsWith(dir + "/calibration.h5: sha256 differs"));
 }
 
 TEST_CASE("artifact: check_pair refuses the models of another pair", "[artifact]") {
