@@ -77,12 +77,12 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
                  bool quality) {
   std::printf("\nspeedup: mean over prompts of throughput / AR's, prefill included (Spec-Bench), with the half-width of its 95%%\n"
               "interval over prompts; decode: the same without the prefill\n");
-  std::printf("%-14s %-13s %6s %8s %11s %8s %6s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
+  std::printf("%-14s %-14s %6s %8s %11s %8s %6s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
               "decode", greedy ? "  =AR" : "");
   for (const auto& c : result.categories) {
     for (const auto& m : methods) {
       const auto& j = report["results"][m][c];
-      std::printf("%-14s %-13s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
+      std::printf("%-14s %-14s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
                   100.0 * j["acceptance_rate"].get<double>(), j["tokens_per_s"].get<double>(), j["speedup"].get<double>(),
                   j["speedup_ci95"].get<double>(), j["decode_speedup"].get<double>(),
                   greedy ? ("  " + j["equal_to_ar"].get<std::string>()).c_str() : "");
@@ -92,12 +92,12 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
   std::printf("\ndrift and quality: outputs equal to AR's and the mean index of the first differing token (T=0 only),\n"
               "rescued/relaxed tokens per generated token, the target's NLL per generated token (nats), chrF against the\n"
               "workload's references (0-100)\n");
-  std::printf("%-14s %-13s %9s %9s %9s %9s %7s\n", "category", "method", "=AR", "diverge@", "rescued", "NLL", "chrF");
+  std::printf("%-14s %-14s %9s %9s %9s %9s %7s\n", "category", "method", "=AR", "diverge@", "rescued", "NLL", "chrF");
   for (const auto& c : result.categories) {
     for (const auto& m : methods) {
       const auto& j = report["results"][m][c];
       const double rescued = j["rescued_per_token"].get<double>() + j["relaxed_per_token"].get<double>();
-      std::printf("%-14s %-13s %9s %9s %8.1f%% %9s %7s\n", c.c_str(), m.c_str(), greedy ? j["equal_to_ar"].get<std::string>().c_str() : "-",
+      std::printf("%-14s %-14s %9s %9s %8.1f%% %9s %7s\n", c.c_str(), m.c_str(), greedy ? j["equal_to_ar"].get<std::string>().c_str() : "-",
                   greedy && !j["mean_first_divergence"].is_null() ? std::to_string(static_cast<int>(j["mean_first_divergence"].get<double>())).c_str() : "-",
                   100.0 * rescued, j["nll_per_token"].is_null() ? "-" : std::to_string(j["nll_per_token"].get<double>()).substr(0, 5).c_str(),
                   j["chrf"].is_null() ? "-" : std::to_string(j["chrf"].get<double>()).substr(0, 5).c_str());
