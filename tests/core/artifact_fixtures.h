@@ -16,6 +16,7 @@
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
 #include "calibrate/arc_fitting.h"
+#include "calibrate/artifact_merge.h"
 #include "stats/conformal.h"
 #include "io/sha256.h"
 #include "io/safetensors.h"
@@ -143,6 +144,18 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
 inline std::string artifact_read_error(const std::string& dir) {
   try {
     read_artifact(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The one-line InputError merge_artifacts throws for shards named shard0, shard1, ..., or "".
+inline std::string merge_error(const std::vector<Artifact>& shards) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < shards.size(); ++i) names.push_back("shard" + std::to_string(i));
+  try {
+    merge_artifacts(shards, names);
   } catch (const InputError& e) {
     return e.what();
   }

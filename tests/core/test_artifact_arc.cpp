@@ -25,17 +25,6 @@ using test::ScopedTempDir;
 
 namespace {
 
-std::string merge_error(const std::vector<Artifact>& shards) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < shards.size(); ++i) names.push_back("shard" + std::to_string(i));
-  try {
-    merge_artifacts(shards, names);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 void edit_tables(const std::string& dir, const std::string& sql) {
   {
     sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
@@ -360,16 +349,16 @@ TEST_CASE("arc artifact: shards (samples only) merge into the unsharded samples,
   const Artifact s0 = test::shard_of(whole, 0, 2), s1 = test::shard_of(whole, 1, 2);
   Artifact other = s1;
   other.arc->whitening[3] += 1;
-  CHECK(merge_error({s0, other}) == "shard1: arc whitening differs from shard0's (another target model?)");
+  CHECK(test::merge_error({s0, other}) == "shard1: arc whitening differs from shard0's (another target model?)");
   other = s1;
   other.arc->delta = 0.1;
-  CHECK(merge_error({s0, other}) == "shard1: not a shard of the same arc calibration as shard0 (delta, top_k, mu or epsilon differs)");
+  CHECK(test::merge_error({s0, other}) == "shard1: not a shard of the same arc calibration as shard0 (delta, top_k, mu or epsilon differs)");
   other = s1;
   other.arc->provenance.temperature = 0.7;
-  CHECK(merge_error({s0, other}) == "shard1: not a shard of the same arc calibration as shard0 (sampling/temperature differs)");
+  CHECK(test::merge_error({s0, other}) == "shard1: not a shard of the same arc calibration as shard0 (sampling/temperature differs)");
   other = s1;
   other.arc.reset();
-  CHECK(merge_error({s0, other}) == "shard1: holds other calibrations than shard0");
+  CHECK(test::merge_error({s0, other}) == "shard1: holds other calibrations than shard0");
 }
 
 TEST_CASE("arc journal: a prompt's samples are recorded whole and survive a resume", "[artifact][arc][journal]") {

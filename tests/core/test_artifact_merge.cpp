@@ -12,21 +12,6 @@
 using namespace specd;
 using test::ScopedTempDir;
 
-namespace {
-
-std::string merge_error(const std::vector<Artifact>& shards) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < shards.size(); ++i) names.push_back("shard" + std::to_string(i));
-  try {
-    merge_artifacts(shards, names);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
-
 TEST_CASE("artifact merge: shards by prompt index % N merge into the unsharded artifact", "[artifact][merge]") {
   ScopedTempDir tmp("merge");
   const Artifact whole = test::synthetic_artifact(23);
@@ -78,19 +63,19 @@ TEST_CASE("artifact merge: shards by prompt index % N merge into the unsharded a
 TEST_CASE("artifact merge: refuses shards that overlap, miss one or come from another calibration", "[artifact][merge]") {
   const Artifact whole = test::synthetic_artifact(9);
   const Artifact s0 = test::shard_of(whole, 0, 3), s1 = test::shard_of(whole, 1, 3), s2 = test::shard_of(whole, 2, 3);
-  CHECK(merge_error({s0, s1, s2}).empty());
-  CHECK(merge_error({s0, s1}) == "shard0: csd is shard 0 of 3, but 2 shards were given");
-  CHECK(merge_error({s0, s1, s1}) == "shard2: csd shard 1 is also in shard1");
-  CHECK(merge_error({s0, s1, test::shard_of(whole, 0, 2)}) == "shard2: csd is shard 0 of 2, but 3 shards were given");
+  CHECK(test::merge_error({s0, s1, s2}).empty());
+  CHECK(test::merge_error({s0, s1}) == "shard0: csd is shard 0 of 3, but 2 shards were given");
+  CHECK(test::merge_error({s0, s1, s1}) == "shard2: csd shard 1 is also in shard1");
+  CHECK(test::merge_error({s0, s1, test::shard_of(whole, 0, 2)}) == "shard2: csd is shard 0 of 2, but 3 shards were given");
 
   Artifact overlapping = s2;
   overlapping.csd->prompts.push_back(s0.csd->prompts[0]);
-  CHECK(merge_error({s0, s1, overlapping}) == "shard2: csd prompt 0 is also in shard0");
+  CHECK(test::merge_error({s0, s1, overlapping}) == "shard2: csd prompt 0 is also in shard0");
 
   auto with = [&](const std::function<void(Artifact&)>& edit) {
     Artifact changed = s1;
     edit(changed);
-    return merge_error({s0, changed, s2});
+    return test::merge_error({s0, changed, s2});
   };
   const std::string other = "shard1: not a shard of the same csd calibration as shard0 (";
   CHECK(with([](Artifact& a) { a.csd->provenance.seed = 1; }) == other + "seed differs)");
