@@ -33,11 +33,6 @@
 namespace specd::cli {
 namespace {
 
-bool same_constants(const ArcConstants& a, const ArcConstants& b) {
-  return a.bucket == b.bucket && a.samples == b.samples && a.rank == b.rank && a.c_s == b.c_s && a.alpha_kappa == b.alpha_kappa &&
-         a.tau_delta == b.tau_delta;
-}
-
 struct DeployArgs {
   std::string traces, target_dir, workloads_dir;
   int64_t run = 0;  // 0: every arc run of the file
@@ -133,8 +128,7 @@ int run_audit_arc(const Args& args) {
 
   const std::vector<ArcConstants> refit = fit_arc_constants(arc.samples, arc.delta, arc_buckets_of(arc, dir + ": manifest arc options.buckets"),
                                                          arc_ratio_delta(arc, dir + ": manifest arc options.rule"));
-  bool reproduced = refit.size() == arc.constants.size();
-  for (size_t i = 0; reproduced && i < refit.size(); ++i) reproduced = same_constants(refit[i], arc.constants[i]);
+  const bool reproduced = refit == arc.constants;
   const std::vector<ArcAuditRow> audit = audit_arc(arc.samples, arc.constants, prompt_categories(arc.prompts), /*held_out=*/true);
 
   int64_t calibration = 0, held_out = 0;

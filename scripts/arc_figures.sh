@@ -5,7 +5,8 @@
 #      calibration under the split rule;
 #   2. arc and its ablations against sd-tree and AR at T = 1 with the papers' fixed tree (16 nodes,
 #      depth 5), with deploy traces and the run-time coverage audit; the same with the auto budget;
-#   3. the same methods at T = 0 (fixed tree);
+#   3. the same methods at T = 0 (fixed tree): the lossless pruning ablation with the T = 1 artifact,
+#      then all of them with an artifact calibrated at T = 0;
 #   4. the draft tree's cost: sd-tree and sd at T = 0, fixed budgets, with traces (draft_ms).
 # Run on a quiet machine (see README's *Speed*). Needs a built specd (scripts/build.sh).
 set -euo pipefail
@@ -42,6 +43,14 @@ for run in t1-fixed t1-auto t0-fixed; do
     "$specd" audit arc --artifact "$artifact" --traces "$out/arc-$run.sqlite" | tee "$out/audit-arc-deploy-$run.txt" || [ $? -eq 1 ]
   fi
 done
+
+# Greedy: constants calibrated at T = 0 (the point mass makes U_logit_raw one constant, so the
+# embedding side decides), then every ARC method at T = 0.
+rm -rf "$artifact-t0" "$artifact-t0".*-journal.sqlite
+"$specd" calibrate arc --target $t --draft $d --temperature 0 --out "$artifact-t0" | tee "$out/calibrate-arc-t0.txt"
+rm -f "$out/arc-t0-fixed-lossy.sqlite"
+"$specd" bench --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
+  --repeats "$repeats" --json "$out/arc-t0-fixed-lossy.json" --traces "$out/arc-t0-fixed-lossy.sqlite" | tee "$out/arc-t0-fixed-lossy.txt"
 
 echo "== specd bench --methods sd-tree,sd (T=0, --draft-budget fixed): the draft tree's cost ==" >&2
 rm -f "$out/tree-cost.sqlite"
