@@ -54,6 +54,7 @@ std::string fresh(const std::string& name) {
   const std::string dir = base + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::remove(dir + ".csd-journal.sqlite");
+  std::filesystem::remove(dir + ".arc-journal.sqlite");
   return dir;
 }
 
@@ -185,4 +186,88 @@ TEST_CASE("csd --save-memory writes the memory as decoding left it: a new artifa
   require_one_line_error(run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'x' --method sd --save-memory " +
                                  fresh("memory-bad")),
                          "--save-memory");
+}
+
+namespace {
+
+// Two workload categories of two prompts each: the held-out audit prompts.
+const std::string& audit_prompts() {
+  static const std::string dir = [] {
+    const std::string made = fixture_dir(own("calibrate-audit"));
+    write_text(made + "/code.jsonl", "{\"id\": \"c-1\", \"category\": \"code\", \"prompt\": \"def f(x):\", \"max_new_tokens\": 40}\n"
+                                     "{\"id\": \"c-2\", \"category\": \"code\", \"prompt\": \"import sys\", \"max_new_tokens\": 40}\n");
+    write_text(made + "/prose.jsonl", "{\"id\": \"p-1\", \"category\": \"prose\", \"prompt\": \"the quick\", \"max_new_tokens\": 40}\n"
+                                      "{\"id\": \"p-2\", \"category\": \"prose\", \"prompt\": \"the the\", \"max_new_tokens\": 40}\n");
+    return made;
+  }();
+  return dir;
+}
+
+std::string calibrate_arc(const std::string& out, const std::string& extra = "") {
+  return "calibrate arc --threads 1 --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts +
+         " --audit-prompts " + audit_prompts() + " --audit-per-category 2 --delta 0.1 --buckets depth --out " + out + " " + extra;
+}
+
+void require_same_arc(const Artifact& a, const Artifact& b) {
+  REQUIRE(a.arc);
+  REQUIRE(b.arc);
+  CHECK((a.arc->prompts == b.arc->prompts));
+  CHECK((a.arc->samples == b.arc->samples));
+  CHECK((a.arc->whitening == b.arc->whitening));
+  CHECK((a.arc->constants == b.arc->constants));
+  CHECK((a.arc->audit == b.arc->audit));
+}
+
+}  // namespace
+
+TEST_CASE("calibrate arc: twice equal, shards merged equal the whole, resumed after SIGKILL equal, audit reproduces it", "[calibrate][arc]") {
+  const std::string whole = fresh("arc-whole");
+  CliResult r = run_cli(calibrate_arc(whole));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("held-out coverage of JS <= U_min") != std::string::npos);
+  const Artifact expected = read_artifact(whole);
+  REQUIRE(expected.arc->prompts.size() == 11);  // 7 calibration prompts, then 4 audit prompts
+  CHECK(expected.arc->prompts.back().category == "prose");
+  CHECK(expected.arc->audit.size() >= 3);  // all, code, prose, then depths
+  CHECK(run_cli("artifact verify " + whole + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+  CliResult audit = run_cli("audit arc --artifact " + whole);
+  CAPTURE(audit.out);
+  CHECK(audit.exit_code == 0);
+  CHECK(audit.out.find("equal to the stored constants") != std::string::npos);
+
+  const std::string again = fresh("arc-again");
+  REQUIRE(run_cli(calibrate_arc(again)).exit_code == 0);
+  require_same_arc(expected, read_artifact(again));
+  CHECK(slurp(whole + "/calibration.h5") == slurp(again + "/calibration.h5"));
+
+  const std::string s0 = fresh("arc-shard-0"), s1 = fresh("arc-shard-1"), merged = fresh("arc-merged");
+  REQUIRE(run_cli(calibrate_arc(s0, "--shard 0/2")).exit_code == 0);
+  REQUIRE(run_cli(calibrate_arc(s1, "--shard 1/2")).exit_code == 0);
+  CHECK(read_artifact(s0).arc->constants.empty());  // a shard holds samples; the merge fits
+  require_one_line_error(run_cli("generate --model " + pair().target + " --draft " + pair().draft +
+                                 " --prompt 'def' --method arc --temperature 1 --artifact " + s0),
+                         "merge the shards");
+  REQUIRE(run_cli("artifact merge --out " + merged + " " + s1 + " " + s0).exit_code == 0);
+  require_same_arc(expected, read_artifact(merged));
+
+  const std::string killed = fresh("arc-killed");
+  const std::string command = "timeout -s KILL 1 " + std::string(SPECD_CLI) + " " + calibrate_arc(killed) + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  CAPTURE(status);
+  if (!std::filesystem::exists(killed + "/manifest.json")) {
+    CHECK(!std::filesystem::exists(killed));
+    CliResult resumed = run_cli(calibrate_arc(killed, "--resume"));
+    CAPTURE(resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+  }
+  require_same_arc(expected, read_artifact(killed));
+}
+
+TEST_CASE("calibrate arc: bad options are refused in one line naming them", "[calibrate][arc]") {
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-delta"), "--delta 1.5")), "--delta");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-rule"), "--rule loose")), "--rule");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-buckets"), "--buckets entropy:0.5")), "--buckets");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-k"), "--candidates 1")), "--candidates");
+  require_one_line_error(run_cli("audit arc --artifact " + fresh("arc-none")), "arc-none");
 }
