@@ -94,7 +94,6 @@ int64_t first_max_index(const float* v, int64_t n) {
 
 float exp_shifted_sum(float* v, int64_t n, float shift) {
   int64_t i = 0;
-  float sum = 0.0f;
 #ifdef SPECD_HAVE_AVX2
   __m256 acc = _mm256_setzero_ps();
   const __m256 s = _mm256_set1_ps(shift);
@@ -103,10 +102,16 @@ float exp_shifted_sum(float* v, int64_t n, float shift) {
     _mm256_storeu_ps(v + i, e);
     acc = _mm256_add_ps(acc, e);
   }
-  sum = horizontal_sum(acc);
-#endif
+  float sum = horizontal_sum(acc);
   for (; i < n; ++i) sum += v[i] = std::exp(v[i] - shift);
   return sum;
+#else
+  // One float accumulator over a whole vocabulary drifts by ~1e-4 relative (32k terms); the vector
+  // path keeps 8 partial sums, and the scalar one a double.
+  double total = 0.0;
+  for (; i < n; ++i) total += v[i] = std::exp(v[i] - shift);
+  return static_cast<float>(total);
+#endif
 }
 
 void silu_mul(const float* gate, const float* up, float* out, int64_t n) {

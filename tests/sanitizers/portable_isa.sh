@@ -5,13 +5,14 @@
 # kernels at run time) holds no instruction past baseline x86-64 (SSE2): no AVX/AVX2/AVX-512
 # (VEX/EVEX: v-prefixed mnemonics, ymm/zmm/mask registers), no SSSE3/SSE4 and no BMI/POPCNT/LZCNT.
 # The kernels pick their vector paths at compile time (util/simd.h: -march=native), so a portable
-# build must fall back to the scalar loops everywhere; this catches one that does not.
+# build must fall back to the scalar loops everywhere; this catches one that does not. (BMI1's andn
+# is matched with its trailing blank: SSE2's andnps/andnpd are baseline.)
 # (Running the binary on an emulated older CPU with qemu-user is no option for the sanitizer
 # build: qemu-user cannot map AddressSanitizer's shadow memory and is killed.)
 set -euo pipefail
 binary=${1:?usage: portable_isa.sh BINARY}
 found=$(objdump -d --no-show-raw-insn "$binary" | grep -E \
-  '%[yz]mm|%k[0-7]\b|^\s+[0-9a-f]+:\s+(v[a-z]|pshufb|palignr|ptest|pblendw|pblendvb|blendv|round[ps][sd]|pmulld|pmin[su][bdw]|pmax[su][bdw]|pextr[bdq]|pinsr[bdq]|pcmp[ei]str|pmovzx|pmovsx|popcnt|lzcnt|tzcnt|crc32|andn|bextr|shlx|shrx|sarx|rorx|mulx|pdep|pext\b|movbe)' \
+  '%[yz]mm|%k[0-7]\b|^\s+[0-9a-f]+:\s+(v[a-z]|pshufb|palignr|ptest|pblendw|pblendvb|blendv|round[ps][sd]|pmulld|pmin[su][bdw]|pmax[su][bdw]|pextr[bdq]|pinsr[bdq]|pcmp[ei]str|pmovzx|pmovsx|popcnt|lzcnt|tzcnt|crc32|andn\s|bextr|shlx|shrx|sarx|rorx|mulx|pdep|pext\b|movbe)' \
   | head -n 5 || true)
 if [ -n "$found" ]; then
   echo "portable_isa: $binary holds instructions past baseline x86-64, e.g.:" >&2
