@@ -17,6 +17,7 @@
 #include "artifact/csd_pairs.h"
 #include "calibrate/arc_fitting.h"
 #include "calibrate/artifact_merge.h"
+#include "calibrate/artifact_writer.h"
 #include "stats/conformal.h"
 #include "io/sha256.h"
 #include "io/safetensors.h"
@@ -205,6 +206,20 @@ inline Artifact shard_of(const Artifact& whole, int32_t index, int32_t count) {
   arc.provenance.counts = derived_counts(arc);
   shard_provenance(arc.provenance);
   return a;
+}
+
+// The `count` shards of `whole`, each written to and read back from tmp (as the shards of real runs
+// would be), merged in scrambled order.
+inline Artifact merge_written_shards(const Artifact& whole, int32_t count, const ScopedTempDir& tmp) {
+  std::vector<Artifact> shards;
+  std::vector<std::string> names;
+  for (int32_t index = count - 1; index >= 0; --index) {
+    const std::string dir = tmp.file("shard-" + std::to_string(index) + "-of-" + std::to_string(count));
+    write_artifact(dir, shard_of(whole, index, count));
+    shards.push_back(read_artifact(dir));
+    names.push_back(dir);
+  }
+  return merge_artifacts(shards, names);
 }
 
 // Every table of an SQLite file, in name order, its rows in storage order (primary-key order for

@@ -324,15 +324,7 @@ TEST_CASE("arc artifact: shards (samples only) merge into the unsharded samples,
   write_artifact(tmp.file("whole"), whole);
   for (int32_t count : {1, 2, 3}) {
     INFO(count << " shards");
-    std::vector<Artifact> shards;
-    std::vector<std::string> names;
-    for (int32_t index = count - 1; index >= 0; --index) {
-      const std::string dir = tmp.file("shard-" + std::to_string(index) + "-of-" + std::to_string(count));
-      write_artifact(dir, test::shard_of(whole, index, count));
-      shards.push_back(read_artifact(dir));
-      names.push_back(dir);
-    }
-    const Artifact merged = merge_artifacts(shards, names);
+    const Artifact merged = test::merge_written_shards(whole, count, tmp);
     CHECK(merged.arc->samples == whole.arc->samples);
     CHECK(merged.arc->prompts == whole.arc->prompts);
     CHECK(merged.arc->whitening == whole.arc->whitening);

@@ -18,16 +18,7 @@ TEST_CASE("artifact merge: shards by prompt index % N merge into the unsharded a
   write_artifact(tmp.file("whole"), whole);  // a merge fits ARC's constants on all the samples, as the whole run
   for (int32_t count : {1, 2, 3, 5}) {
     INFO(count << " shards");
-    // Written and read back as the shards of real runs would be; given in scrambled order.
-    std::vector<Artifact> shards;
-    std::vector<std::string> names;
-    for (int32_t index = count - 1; index >= 0; --index) {
-      const std::string dir = tmp.file("shard-" + std::to_string(index) + "-of-" + std::to_string(count));
-      write_artifact(dir, test::shard_of(whole, index, count));
-      shards.push_back(read_artifact(dir));
-      names.push_back(dir);
-    }
-    const Artifact merged = merge_artifacts(shards, names);
+    const Artifact merged = test::merge_written_shards(whole, count, tmp);
     CHECK(merged.csd->prompts == whole.csd->prompts);
     CHECK(merged.csd->rejections == whole.csd->rejections);
     CHECK(merged.csd->pairs == whole.csd->pairs);
