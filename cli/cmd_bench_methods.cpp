@@ -234,8 +234,12 @@ int run_bench_methods(const Args& args) {
     if (draft) method_options.draft_ms_per_token = draft_curve[0]["ms"].get<double>();
   }
   std::map<std::string, Policy> policies;
+  std::map<std::string, std::string> method_settings;  // what each method ran with, and where from
   for (const auto& m : setup.methods) {
-    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, method_options, artifact.get(), method_args.artifact_dir});
+    std::vector<ParamSetting> settings;
+    const MethodOptions deployed = deployed_options(method_args, m, artifact.get(), &settings);
+    if (!settings.empty()) method_settings[m] = settings_text(settings);
+    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, deployed, artifact.get(), method_args.artifact_dir});
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
   }
@@ -259,7 +263,9 @@ int run_bench_methods(const Args& args) {
       info.target_model = model_dir;
       info.draft_model = draft && find_method(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
       info.method = m;
-      info.options_json = options.dump();
+      nlohmann::json run_options = options;
+      if (method_settings.count(m)) run_options["settings"] = method_settings.at(m);
+      info.options_json = run_options.dump();
       info.specd_version = specd_version();
       info.specd_commit = specd_git_commit();
       trace_runs[m] = sink->add_run(info);
@@ -298,6 +304,7 @@ int run_bench_methods(const Args& args) {
   report["blas_threads"] = blas_threads();
   for (const auto& m : setup.methods) {
     report["lossless"][m] = find_method(m).lossless;
+    if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);
     for (const auto& c : result.categories) report["results"][m][c] = result.tallies.at(m).at(c).to_json(greedy, setup.quality);
   }
 
@@ -309,6 +316,7 @@ int run_bench_methods(const Args& args) {
   std::printf("draft budget %s%s%s\n", method_args.budget_mode.c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
   for (const auto& m : setup.methods)
     if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());
+  for (const auto& [m, text] : method_settings) std::printf("%s settings: %s\n", m.c_str(), text.c_str());
   std::printf("forward cost on 64 cached tokens, all logits:\n");
   print_curve("target", report["target_forward_ms"]);
   if (draft) print_curve("draft", report["draft_forward_ms"]);

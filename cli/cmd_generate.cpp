@@ -91,7 +91,9 @@ int run_generate(const Args& args) {
   std::shared_ptr<const LlamaModel> draft;
   if (info.draft != DraftModelUse::None) draft = LlamaModel::load(method_args.draft_dir, device);
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
-  Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_args.options, artifact.get(), method_args.artifact_dir});
+  std::vector<ParamSetting> settings;
+  const MethodOptions method_options = deployed_options(method_args, method, artifact.get(), &settings);
+  Policy policy = make_policy(method, MethodContext{*files.model, draft, options.sampling, method_options, artifact.get(), method_args.artifact_dir});
   check_request_memory(*files.model, draft.get(), {&policy}, static_cast<int64_t>(prompt_ids.size()), options.max_new_tokens);
   // Shown once every check has passed, so that an error is the only line on stderr.
   std::fputs(workload_header.c_str(), stderr);
@@ -116,6 +118,7 @@ int run_generate(const Args& args) {
                   steps, steps ? static_cast<double>(steps + accepted) / steps : 0.0,
                   drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted));
     spec_stats = line;
+    if (!settings.empty()) spec_stats += " | settings: " + settings_text(settings);
     if (!policy.lossless) {
       std::snprintf(line, sizeof line, " | LOSSY: %lld of the accepted tokens were rescued or relaxed, the text may differ from the target's",
                     static_cast<long long>(rescued));

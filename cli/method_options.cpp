@@ -37,6 +37,13 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
       ("draft-budget", po::value(&args.budget_mode)->default_value("auto"),
        "auto: each step drafts as many nodes as pay for their verification (measured cost curve, "
        "online acceptance); fixed: always the options' full length");
+  for (const MethodParam& p : method_params()) {
+    if (!p.table_flag) continue;
+    std::string families;
+    for (const std::string& f : p.families) families += (families.empty() ? "" : ", ") + f;
+    const std::string value = param_value_text(p, p.get(m));
+    desc.add_options()(p.flag.c_str(), po::value(&args.table_values[p.flag])->default_value(value), (families + ": " + p.help).c_str());
+  }
 }
 
 void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
@@ -46,6 +53,12 @@ void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
   if (args.pld_match != "earliest" && args.pld_match != "latest")
     input_error("--pld-match", "must be earliest or latest, not '" + args.pld_match + "'");
   args.options.pld.match = args.pld_match == "latest" ? PldMatch::Latest : PldMatch::Earliest;
+  for (const MethodParam& p : method_params()) {
+    if (vm.count(p.flag) && !vm[p.flag].defaulted()) args.explicit_flags.insert(p.flag);
+    if (p.table_flag) p.set(args.options, parse_param_value(p, args.table_values.at(p.flag), "--" + p.flag));
+  }
+  validate(args.options.respec);
+  validate(args.options.adapld);
   args.options.csd_lambda_set = vm.count("csd-lambda") > 0;
   args.options.csd_tau_set = vm.count("csd-tau") > 0;
   if (args.options.csd_lambda_set && args.options.csd.lambda < 1) input_error("--csd-lambda", "must be at least 1");
@@ -71,6 +84,14 @@ void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
     input_error("--tree-top-k", std::to_string(m.tree.top_k) + " with --tree-depth " + std::to_string(m.tree.depth) + " feeds " +
                                     std::to_string(static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1)) +
                                     " tree rows to the draft model; " + bound + " (lower --tree-top-k or --tree-depth)");
+}
+
+MethodOptions deployed_options(const MethodArgs& args, const std::string& method, const Artifact* artifact,
+                               std::vector<ParamSetting>* settings) {
+  MethodOptions options = args.options;
+  std::vector<ParamSetting> used = deploy_params(options, method, artifact, args.explicit_flags);
+  if (settings) *settings = std::move(used);
+  return options;
 }
 
 void check_tree_vocabulary(const MethodArgs& args, int64_t vocab) {

@@ -1,10 +1,14 @@
 #pragma once
 // The options that define a decoding method (draft lengths, trees, PLD, SAM, CSD, the draft
 // budget, the artifact), shared by specd generate --method and specd bench --methods.
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "options.h"
+#include "speculative/method_params.h"
 #include "speculative/method_registry.h"
 
 namespace specd {
@@ -20,6 +24,11 @@ struct MethodArgs {
   std::string budget_mode = "auto";
   std::string pld_match = "earliest";
   std::string artifact_dir;  // "" for none
+  // The options method_params() declares (respec-*, adapld-*), as typed.
+  std::map<std::string, std::string> table_values;
+  // Flags of method parameters given on the command line (finish_method_options): they win over
+  // an artifact's swept thresholds.
+  std::set<std::string> explicit_flags;
 };
 
 // Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-*, --arc-* and --draft-budget.
@@ -29,6 +38,11 @@ void add_method_options(po::options_description& desc, MethodArgs& args);
 // (DraftModelRunner::kTreeRows): --gamma, --tree-nodes, --pld-tokens, --sam-predicts and a tree's
 // fed rows, --tree-top-k x (--tree-depth - 1).
 void finish_method_options(MethodArgs& args, const po::variables_map& vm);
+// The options `method` runs with: the command line's, with its family's swept thresholds from
+// the artifact (when given) where no flag was typed; `settings` (when not null) gets every value
+// and where it came from, for the stats line.
+MethodOptions deployed_options(const MethodArgs& args, const std::string& method, const Artifact* artifact,
+                               std::vector<ParamSetting>* settings = nullptr);
 // Once the target is loaded: --tree-top-k at most its vocabulary.
 void check_tree_vocabulary(const MethodArgs& args, int64_t vocab);
 // Before decoding: the KV memory one request of a prompt and up to `max_new_tokens` new tokens

@@ -32,9 +32,10 @@ void check_limits(const DraftTree& tree, const DraftRequest& request, int64_t vo
 }
 
 // The parts of a forward's outputs a drafter asked for, at the given rows (tree nodes or prompt
-// positions) in order.
+// positions) in order. `logits` may hold only the last rows of the forward (a prefill with
+// DrafterNeeds::prefill_rows): row r is then its row r - logits_offset.
 TargetOutputs target_outputs(const DrafterNeeds& needs, const at::Tensor& logits, const std::vector<at::Tensor>& hidden,
-                             const std::vector<int32_t>& rows) {
+                             const std::vector<int32_t>& rows, int64_t logits_offset = 0) {
   TargetOutputs out;
   if (needs.target_logits && logits.defined()) {
     out.logits = logits.data_ptr<float>();
@@ -42,7 +43,8 @@ TargetOutputs target_outputs(const DrafterNeeds& needs, const at::Tensor& logits
     out.vocab = logits.size(1);
   }
   if (needs.target_entropy && logits.defined())
-    for (int32_t row : rows) out.entropies.push_back(static_cast<float>(softmax_entropy(logits[row].data_ptr<float>(), logits.size(1))));
+    for (int32_t row : rows)
+      out.entropies.push_back(static_cast<float>(softmax_entropy(logits[row - logits_offset].data_ptr<float>(), logits.size(1))));
   for (const at::Tensor& layer : hidden) {
     const at::Tensor h = layer.to(at::kCPU, at::kFloat).contiguous();
     out.hidden_size = h.size(1);
@@ -71,9 +73,10 @@ std::string scores_json(const AcceptResult& result) {
 
 // The step's detail JSON: the pruner's view (H_m, drafted and kept nodes, pruned fraction) and
 // the acceptor's own detail; "" when there is neither.
-std::string step_detail(const Pruner* pruner, double root_entropy_normalized, int32_t drafted, int32_t kept,
-                        const std::string& acceptance) {
+std::string step_detail(const std::string& drafting, const Pruner* pruner, double root_entropy_normalized, int32_t drafted,
+                        int32_t kept, const std::string& acceptance) {
   nlohmann::ordered_json detail = nlohmann::ordered_json::object();
+  if (!drafting.empty()) detail["drafting"] = nlohmann::ordered_json::parse(drafting);
   if (pruner)
     detail["pruning"] = {{"pruner", pruner->name()},
                          {"root_entropy_normalized", root_entropy_normalized},
@@ -128,7 +131,9 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   const bool wants_logits = needs.target_logits || needs.target_entropy;
   ForwardRequest prefill;
   prefill.tokens.assign(prompt.begin(), prompt.end());
-  prefill.logits = needs.prefill && wants_logits ? LogitsWanted::All : LogitsWanted::Last;
+  const int64_t prefill_rows = needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, prompt.size()) : static_cast<int64_t>(prompt.size());
+  prefill.logits = needs.prefill && wants_logits && prefill_rows == static_cast<int64_t>(prompt.size()) ? LogitsWanted::All : LogitsWanted::Last;
+  if (needs.prefill && wants_logits) prefill.last_rows = prefill_rows;
   if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
   ForwardResult prefilled = target.forward(cache, prefill);
   at::Tensor prefill_logits = prefilled.logits.to(at::kCPU).contiguous();
@@ -138,9 +143,10 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   auto decode_start = Clock::now();
   drafter.begin(prompt, gen.sampling.seed);
   if (needs.prefill) {
-    std::vector<int32_t> rows(prompt.size());
-    for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<int32_t>(i);
-    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows));
+    std::vector<int32_t> rows;
+    for (int64_t i = static_cast<int64_t>(prompt.size()) - prefill_rows; i < static_cast<int64_t>(prompt.size()); ++i)
+      rows.push_back(static_cast<int32_t>(i));
+    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows, static_cast<int64_t>(prompt.size()) - prefill_logits.size(0)));
   }
   if (options.budget) options.budget->reset();
   // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
@@ -194,10 +200,11 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
     if (options.on_step) options.on_step(tree, result, logits.data_ptr<float>(), vocab);
-    record.detail = step_detail(options.pruner, root_entropy_normalized, drafted, tree.size() - 1, result.detail);
+    const double step_root_entropy = root_entropy_normalized;  // this step's H_m, for its trace
     if (options.pruner)  // the next root is drawn from the row of the last accepted node
       root_entropy_normalized = normalized_entropy(logits.data_ptr<float>() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
     drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
+    record.detail = step_detail(drafter.step_detail(), options.pruner, step_root_entropy, drafted, tree.size() - 1, result.detail);
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));
       options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));

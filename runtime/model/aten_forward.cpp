@@ -2,6 +2,7 @@
 // the reference the CPU kernels are tested against.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "model/model_weights.h"
@@ -110,7 +111,8 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
   if (request.logits == LogitsWanted::All) {
     result.logits = project(rms_normalize(x, cfg.rms_norm_eps), weights.lm_head, {});
   } else if (request.logits == LogitsWanted::Last) {
-    result.logits = project(rms_normalize(x.narrow(0, n - 1, 1), cfg.rms_norm_eps), weights.lm_head, {});
+    const int64_t rows = std::clamp<int64_t>(request.last_rows, 1, n);
+    result.logits = project(rms_normalize(x.narrow(0, n - rows, rows), cfg.rms_norm_eps), weights.lm_head, {});
   }
   return result;
 }

@@ -33,13 +33,15 @@ struct ForwardRequest {
   int64_t tree_base = -1;
   std::vector<int64_t> cached_parents;
   LogitsWanted logits = LogitsWanted::All;
+  // With LogitsWanted::Last: how many of the last tokens get logits rows (at most all of them).
+  int64_t last_rows = 1;
   // Hidden states to return (in increasing layer order), numbered as Hugging Face's hidden_states: 0 is the embedding output,
   // l is the output of decoder layer l (before the final norm).
   std::vector<int> hidden_layers;
 };
 
 struct ForwardResult {
-  at::Tensor logits;               // [n, vocab] float32: n = tokens, 1 or 0 by LogitsWanted
+  at::Tensor logits;               // [n, vocab] float32: n = tokens, last_rows or 0 by LogitsWanted
   std::vector<at::Tensor> hidden;  // one [tokens, hidden] per requested layer
 };
 

@@ -34,10 +34,15 @@ struct DrafterNeeds {
   bool target_entropy = false;      // the target's entropy (nats, T = 1) after each committed token
   std::vector<int> hidden_layers;   // the target's hidden states of these layers (see ForwardRequest)
   bool prefill = false;             // the same for every prompt position, once, before drafting
+  // With prefill: only the last prefill_rows prompt positions (0: all). ReSpec's trigger needs the
+  // entropies of the last l positions, and skipping the other rows' logits saves a vocabulary-wide
+  // projection per prompt token.
+  int32_t prefill_rows = 0;
 };
 
-// The target's outputs at positions it has just run: rows in position order. Only the parts the
-// drafter's needs() asked for are filled.
+// The target's outputs at positions it has just run: rows in position order (at the prefill, the
+// last prefill_rows prompt positions when that is set). Only the parts the drafter's needs() asked
+// for are filled.
 struct TargetOutputs {
   const float* logits = nullptr;    // [rows, vocab] when target_logits (verify: one row per tree node)
   int64_t rows = 0, vocab = 0;
@@ -80,6 +85,10 @@ class Drafter {
   // (retrieval drafters: the class is the match found). Otherwise the engine limits max_nodes to
   // what class 0 pays for before proposing.
   virtual bool limits_itself() const { return false; }
+  // A JSON object with what the last step's drafting decided beyond the tree (ReSpec: the trigger,
+  // H_min, the key and its candidates; AdaPLD: the retrieval outcome and the reuse kind accepted),
+  // read after observe(): the step trace's detail holds it as "drafting". "" when there is none.
+  virtual std::string step_detail() const { return ""; }
 };
 
 }  // namespace specd

@@ -13,6 +13,7 @@
 #include "decode/speculative.h"
 #include "sampling/sampler.h"
 #include "speculative/acceptor.h"
+#include "speculative/adapld_options.h"
 #include "speculative/arc_pruner.h"
 #include "speculative/csd_acceptor.h"
 #include "speculative/draft_budget.h"
@@ -20,6 +21,7 @@
 #include "speculative/model_tree_drafter.h"
 #include "speculative/pld_drafter.h"
 #include "speculative/pruner.h"
+#include "speculative/respec_options.h"
 #include "speculative/sam_drafter.h"
 
 namespace specd {
@@ -35,6 +37,8 @@ struct MethodOptions {
   CsdOptions csd;             // lambda and tau: the artifact's thresholds unless set here
   ArcPruneOptions arc_prune;  // arc, arc-prune-only: per-depth epsilon, entropy weight lambda
   double arc_theta = 0.3;     // arc, arc-lts-only: relax a rejected token when LTS >= theta
+  RespecOptions respec;       // respec and its ablations
+  AdaPldOptions adapld;       // adapld and its ablations
   bool csd_lambda_set = false, csd_tau_set = false;
   // Cost-aware draft length (speculative/draft_budget.h): each step drafts at most the options
   // above allow, fewer when the measured cost curve says a longer draft does not pay. false:
@@ -84,6 +88,9 @@ struct MethodInfo {
   // Fills the policy's drafter, pruner, acceptor and limits; checks the options it uses
   // (InputError naming the method and the field).
   std::function<void(Policy&, const MethodContext&)> build;
+  // The method whose parameters and swept thresholds this one shares (an ablation's: "respec" for
+  // respec-no-ema); "" for the method's own name.
+  std::string family;
 };
 
 // Every method, in display order ("ar" first).

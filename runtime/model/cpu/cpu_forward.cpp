@@ -260,7 +260,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   if (batched) cache.set_key_tiles_rows(past + n);
 
   if (request.logits != LogitsWanted::None) {
-    const int64_t first = request.logits == LogitsWanted::All ? 0 : n - 1;
+    const int64_t first = request.logits == LogitsWanted::All ? 0 : n - std::clamp<int64_t>(request.last_rows, 1, n);
     const int64_t rows = n - first;
     normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps, threads);
     result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
