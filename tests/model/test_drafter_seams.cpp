@@ -21,7 +21,10 @@ namespace {
 // position (the prompt's, then each step's committed tokens).
 class RecordingDrafter : public PldDrafter {
  public:
-  DrafterNeeds needs() const override { return {false, true, {1}, true}; }
+  explicit RecordingDrafter(int32_t prefill_rows = 0) : prefill_rows_(prefill_rows) {}
+  DrafterNeeds needs() const override { return {false, true, {1}, true, prefill_rows_}; }
+  // Read by the engine after observe(): the trace's detail gets it as "drafting".
+  std::string step_detail() const override { return "{\"rows_seen\": " + std::to_string(entropies.size()) + "}"; }
   void observe_prefill(const TargetOutputs& prefill) override { keep(prefill, static_cast<size_t>(prefill.entropies.size())); }
   void observe(const StepFeedback& feedback) override {
     CHECK(feedback.target.entropies.size() == feedback.committed_now.size());
@@ -32,6 +35,7 @@ class RecordingDrafter : public PldDrafter {
   int64_t hidden_size = 0;
 
  private:
+  int32_t prefill_rows_;
   void keep(const TargetOutputs& out, size_t rows) {
     REQUIRE(out.hidden.size() == 1);
     REQUIRE(out.hidden[0].size() == rows * static_cast<size_t>(out.hidden_size));
@@ -66,21 +70,29 @@ TEST_CASE("a drafter gets the entropies and hidden states it asks for, equal to 
   cfg.eos_token_ids = {};
   auto target = test::load_model(test::write_model("seams-target", cfg, DType::F32, 21));
   const std::vector<int32_t> prompt = repetitive_prompt();
+  // 0: every prompt position; 3: only the last three (ReSpec's trigger), whose logits alone are computed.
+  const int32_t prefill_rows = GENERATE(0, 3);
+  CAPTURE(prefill_rows);
   SpeculativeOptions options;
   options.generate.max_new_tokens = 40;
   options.max_draft_nodes = options.max_draft_depth = 6;
-  RecordingDrafter drafter;
+  RecordingDrafter drafter(prefill_rows);
   GreedyAcceptor acceptor;
   const SpeculativeOutput out = generate_speculative(*target, drafter, acceptor, prompt, options);
   REQUIRE(out.tokens.size() == 40);
+  CHECK(out.tokens == generate_autoregressive(*target, prompt, options.generate).tokens);
   int64_t accepted = 0;
   for (const StepTrace& s : out.steps) accepted += s.accepted_length;
   CHECK(accepted > 0);  // multi-token steps happened
+  // The drafter's own detail reaches the trace, read after it observed the step.
+  const size_t skipped = prefill_rows ? prompt.size() - prefill_rows : 0;
+  REQUIRE(!out.steps.empty());
+  CHECK(out.steps.back().detail == "{\"drafting\":{\"rows_seen\":" + std::to_string(prompt.size() + out.tokens.size() - 1 - skipped) + "}}");
 
   // Everything committed: the prompt, then every token but the last (the last root is never fed).
   std::vector<int64_t> sequence(prompt.begin(), prompt.end());
   sequence.insert(sequence.end(), out.tokens.begin(), out.tokens.end() - 1);
-  REQUIRE(drafter.entropies.size() == sequence.size());
+  REQUIRE(drafter.entropies.size() == sequence.size() - skipped);
   at::InferenceMode guard;
   KvCache cache = target->new_cache();
   ForwardRequest full;
@@ -90,13 +102,14 @@ TEST_CASE("a drafter gets the entropies and hidden states it asks for, equal to 
   const at::Tensor logits = reference.logits.contiguous();
   const at::Tensor hidden = reference.hidden[0].to(at::kFloat).contiguous();
   REQUIRE(drafter.hidden_size == hidden.size(1));
-  for (size_t p = 0; p < sequence.size(); ++p) {
+  for (size_t p = skipped; p < sequence.size(); ++p) {
     CAPTURE(p);
-    CHECK(drafter.entropies[p] == Approx(softmax_entropy(logits[p].data_ptr<float>(), logits.size(1))).margin(1e-4));
+    const size_t kept = p - skipped;  // the drafter's row of position p
+    CHECK(drafter.entropies[kept] == Approx(softmax_entropy(logits[p].data_ptr<float>(), logits.size(1))).margin(1e-4));
     const float* h = hidden[p].data_ptr<float>();
     double worst = 0;
     for (int64_t d = 0; d < drafter.hidden_size; ++d)
-      worst = std::max(worst, std::abs(static_cast<double>(drafter.hidden[p * drafter.hidden_size + d] - h[d])));
+      worst = std::max(worst, std::abs(static_cast<double>(drafter.hidden[kept * drafter.hidden_size + d] - h[d])));
     CHECK(worst < 1e-4);
   }
 }
