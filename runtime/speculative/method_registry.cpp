@@ -111,16 +111,16 @@ const std::vector<MethodInfo>& method_registry() {
       {"csd", "CSD (LOSSY): sd's chain, rejected tokens rescued by the correction memory and the logit-gap gate",
        DraftModelUse::Required, false, "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }},
       {"csd-ocm-only", "CSD ablation (LOSSY): rescue by the correction memory alone, no gate", DraftModelUse::Required, false,
-       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }},
+       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }, "csd"},
       {"csd-scg-only", "CSD ablation (LOSSY): rescue by the logit-gap gate alone, no memory", DraftModelUse::Required, false,
-       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }},
+       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }, "csd"},
       {"arc", "ARC-Decode (LOSSY): sd-tree's tree pruned by entropy-weighted mass, rejected tokens relaxed when LTS >= theta",
        DraftModelUse::Required, false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }},
       // Pruning uses no calibrated constant (epsilon and lambda are options), so it needs no artifact.
       {"arc-prune-only", "ARC ablation: sd-tree's tree pruned by entropy-weighted mass, lossless verification",
-       DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }},
+       DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }, "arc"},
       {"arc-lts-only", "ARC ablation (LOSSY): sd-tree's full tree, rejected tokens relaxed when LTS >= theta", DraftModelUse::Required,
-       false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }},
+       false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }, "arc"},
   };
   return methods;
 }
