@@ -93,6 +93,7 @@ TEST_CASE("respec relaxes retrieved tokens on a repetitive prompt and reports th
   options.respec.tau = 3.0;
   options.respec.beta = cfg.vocab_size;
   options.respec.min_matches = 0;
+  options.respec.max_key = 1;  // retrieve whenever the root occurred before: random text rarely repeats 3-grams
   Policy policy = make_policy("respec", MethodContext{*target, nullptr, generate.sampling, options, nullptr});
   CHECK_FALSE(policy.lossless);
   const SpeculativeOutput out = decode_with(*target, policy, repetitive_prompt(), generate);
@@ -128,6 +129,6 @@ TEST_CASE("respec with relaxed verification at T>0 is refused; respec-lossless a
   CHECK_NOTHROW(make_policy("respec", MethodContext{*target, nullptr, sampling, options, nullptr}));
 
   const std::string dir = test::model_with_tokenizer("respec-cli-model");
-  test::require_one_line_error(test::run_cli("generate --model " + dir + " --prompt 'abc' --method respec --temperature 0.8"),
+  test::require_one_line_error(test::run_cli("generate --model " + dir + " --draft " + dir + " --prompt 'abc' --method respec --temperature 0.8"),
                                "relaxed verification is defined for greedy decoding (T=0); use respec-lossless or --respec-phi 0");
 }
