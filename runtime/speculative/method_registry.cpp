@@ -8,6 +8,8 @@
 #include "speculative/arc_acceptor.h"
 #include "speculative/calibrated_parts.h"
 #include "speculative/model_chain_drafter.h"
+#include "speculative/respec_acceptor.h"
+#include "speculative/respec_drafter.h"
 #include "speculative/sampling_acceptor.h"
 #include "util/error.h"
 
@@ -96,6 +98,31 @@ void build_arc(Policy& policy, const MethodContext& c, bool prune, bool lts) {
   }
 }
 
+// ReSpec and its ablations: entropy-triggered retrieval of EMA-ranked continuations (a trie of
+// Retrieval nodes) verified relaxed at T = 0, the draft model's tree as fallback verified
+// losslessly. trigger/ema/relaxed off: the ablations.
+void build_respec(Policy& policy, const MethodContext& c, bool trigger, bool ema, bool relaxed) {
+  RespecOptions options = c.options.respec;
+  options.use_trigger = options.use_trigger && trigger;
+  options.use_ema = options.use_ema && ema;
+  options.relaxed = options.relaxed && relaxed;
+  validate(options);
+  if (options.relaxed && options.phi > 0 && c.sampling.temperature > 0)
+    input_error("method " + policy.method,
+                "relaxed verification is defined for greedy decoding (T=0); use respec-lossless or --respec-phi 0");
+  Drafter* fallback = nullptr;
+  if (c.draft) {
+    check_tree(policy.method, c.options.tree);
+    auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
+    fallback = tree.get();
+    policy.owned.push_back(tree);
+  }
+  policy.drafter = std::make_unique<RespecDrafter>(options, fallback);
+  policy.acceptor = std::make_unique<RespecAcceptor>(options);
+  policy.max_nodes = std::max(options.candidates * options.draft_length, c.draft ? c.options.tree.nodes : 0);
+  policy.max_depth = std::max(options.draft_length, c.draft ? c.options.tree.depth : 0);
+}
+
 }  // namespace
 
 const std::vector<MethodInfo>& method_registry() {
@@ -121,6 +148,17 @@ const std::vector<MethodInfo>& method_registry() {
        DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }, "arc"},
       {"arc-lts-only", "ARC ablation (LOSSY): sd-tree's full tree, rejected tokens relaxed when LTS >= theta", DraftModelUse::Required,
        false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }, "arc"},
+      // ReSpec (respec.txt) and its ablations; they share respec's swept thresholds.
+      {"respec", "ReSpec (LOSSY): entropy-triggered retrieval of EMA-ranked continuations, relaxed verification at T=0, "
+                 "draft-model tree fallback",
+       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }},
+      {"respec-no-trigger", "ReSpec ablation (LOSSY): retrieve whenever the key occurred, whatever the entropy",
+       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, false, true, true); },
+       "respec"},
+      {"respec-no-ema", "ReSpec ablation (LOSSY): the latest match positions, no EMA filter or ranking", DraftModelUse::Optional,
+       false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }, "respec"},
+      {"respec-lossless", "ReSpec ablation: no relaxed verification, lossless (its lossless hybrid)", DraftModelUse::Optional, true,
+       "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }, "respec"},
   };
   return methods;
 }
