@@ -87,6 +87,6 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
     m["files"]["calibration.h5"]["schema_version"] = 1;
   });
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
-        std::vector<std::string>{"/files/calibration.h5/schema_version: not 2", "/pair/target: missing vocab_size",
+        std::vector<std::string>{"/files/calibration.h5/schema_version: not 3", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
 }
