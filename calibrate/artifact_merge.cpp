@@ -9,6 +9,7 @@
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
 #include "calibrate/arc_fitting.h"
+#include "calibrate/sweep_choice.h"
 #include "stats/arc_fit.h"
 #include "util/error.h"
 
@@ -143,6 +144,43 @@ ArcCalibration merge_arc(const std::vector<Artifact>& shards, const std::vector<
   return arc;
 }
 
+// A sweep's shards own disjoint runs (index % N): the runs concatenate by index, and the run to
+// deploy is chosen over all of them, as the unsharded sweep chooses.
+SweepCalibration merge_sweep(const std::string& family, const std::vector<Artifact>& shards, const std::vector<const Artifact*>& inputs,
+                             const std::vector<std::string>& names) {
+  std::vector<const SweepCalibration*> parts;
+  for (const Artifact& a : shards)
+    for (const SweepCalibration& s : a.sweeps)
+      if (s.family == family) parts.push_back(&s);
+  const SweepCalibration& first = *parts[0];
+  for (size_t i = 1; i < parts.size(); ++i)
+    if (std::tie(parts[i]->lossless, parts[i]->grid, parts[i]->planned_runs) != std::tie(first.lossless, first.grid, first.planned_runs))
+      input_error(names[i], "not a shard of the same " + family + " sweep as " + names[0] + " (its grid differs)");
+  std::vector<const CalibrationProvenance*> provenances;
+  for (const SweepCalibration* p : parts) provenances.push_back(&p->provenance);
+  std::vector<size_t> order;
+  SweepCalibration sweep = first;
+  sweep.provenance = merge_provenance("sweep " + family, inputs, provenances, names, order);
+  sweep.runs.clear();
+  std::map<int32_t, size_t> owner;
+  for (size_t i : order)
+    for (const SweepRun& run : parts[i]->runs) {
+      auto [it, fresh] = owner.emplace(run.index, i);
+      if (!fresh) input_error(names[i], "sweep " + family + " run " + std::to_string(run.index) + " is also in " + names[it->second]);
+      sweep.runs.push_back(run);
+    }
+  std::stable_sort(sweep.runs.begin(), sweep.runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.index < b.index; });
+  sweep.provenance.counts.update(derived_counts(sweep));
+  return sweep;
+}
+
+std::vector<std::string> sweep_families(const Artifact& a) {
+  std::vector<std::string> families;
+  for (const SweepCalibration& s : a.sweeps) families.push_back(s.family);
+  std::sort(families.begin(), families.end());
+  return families;
+}
+
 }  // namespace
 
 Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names) {
@@ -151,11 +189,12 @@ Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<
   for (const Artifact& a : shards) inputs.push_back(&a);
   for (size_t i = 1; i < shards.size(); ++i) {
     if (shards[i].csd.has_value() != shards[0].csd.has_value() ||
-        shards[i].sam_corpus.has_value() != shards[0].sam_corpus.has_value() || shards[i].arc.has_value() != shards[0].arc.has_value())
+        shards[i].sam_corpus.has_value() != shards[0].sam_corpus.has_value() || shards[i].arc.has_value() != shards[0].arc.has_value() ||
+        sweep_families(shards[i]) != sweep_families(shards[0]))
       input_error(names[i], "holds other calibrations than " + names[0]);
     if (shards[i].thresholds != shards[0].thresholds) input_error(names[i], "has other thresholds than " + names[0]);
   }
-  if (!shards[0].csd && !shards[0].sam_corpus && !shards[0].arc) input_error(names[0], "holds no calibration to merge");
+  if (!shards[0].csd && !shards[0].sam_corpus && !shards[0].arc && shards[0].sweeps.empty()) input_error(names[0], "holds no calibration to merge");
 
   Artifact merged;
   merged.target = shards[0].target;
@@ -197,6 +236,10 @@ Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<
     merged.sam_corpus = std::move(sam);
   }
   if (shards[0].arc) merged.arc = merge_arc(shards, inputs, names);
+  for (const std::string& family : sweep_families(shards[0])) {
+    merged.sweeps.push_back(merge_sweep(family, shards, inputs, names));
+    apply_sweep_choice(merged, merged.sweeps.back());
+  }
   return merged;
 }
 

@@ -70,6 +70,11 @@ Artifact sealed_form(const Artifact& artifact) {
                      [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
     fill_counts(a.arc->provenance, derived_counts(*a.arc));
   }
+  std::stable_sort(a.sweeps.begin(), a.sweeps.end(), [](const SweepCalibration& x, const SweepCalibration& y) { return x.family < y.family; });
+  for (SweepCalibration& sweep : a.sweeps) {
+    std::stable_sort(sweep.runs.begin(), sweep.runs.end(), [](const SweepRun& x, const SweepRun& y) { return x.index < y.index; });
+    fill_counts(sweep.provenance, derived_counts(sweep));
+  }
   std::sort(a.thresholds.begin(), a.thresholds.end(),
             [](const Threshold& x, const Threshold& y) { return std::tie(x.policy, x.name) < std::tie(y.policy, y.name); });
   return a;

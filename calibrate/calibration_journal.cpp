@@ -50,6 +50,41 @@ CREATE TABLE IF NOT EXISTS arc_samples (
 );
 )sql";
 
+// The runs of a parameter sweep, one JSON record each (sweep_run_record). Created on every open,
+// as arc_samples.
+constexpr const char* kSweepRunsSql = R"sql(
+CREATE TABLE IF NOT EXISTS sweep_runs (run_index INTEGER PRIMARY KEY, record TEXT NOT NULL);
+)sql";
+
+nlohmann::json sweep_run_record(const SweepRun& r) {
+  nlohmann::json stats = nlohmann::json::array();
+  for (const SweepStats& s : r.stats)
+    stats.push_back({s.category, s.prompts, s.new_tokens, s.equal_to_ar, s.mat, s.acceptance, s.tokens_per_s, s.ar_tokens_per_s,
+                     s.speedup, s.speedup_ci95, s.decode_speedup, s.relaxed_per_token, s.rescued_per_token, s.nll_per_token,
+                     s.ar_nll_per_token, s.chrf_vs_ar});
+  return {{"index", r.index}, {"values", r.values}, {"point", r.point}, {"stats", stats}, {"cost_curve", r.cost_curve}, {"wall_s", r.wall_s}};
+}
+
+SweepRun parse_sweep_run(const nlohmann::json& j) {
+  SweepRun r;
+  r.index = j.at("index").get<int32_t>();
+  r.values = j.at("values").get<std::vector<double>>();
+  r.point = j.at("point").get<std::string>();
+  r.cost_curve = j.at("cost_curve").get<std::vector<std::pair<int32_t, double>>>();
+  r.wall_s = j.at("wall_s").get<double>();
+  for (const nlohmann::json& a : j.at("stats")) {
+    SweepStats s;
+    s.category = a.at(0).get<std::string>();
+    s.prompts = a.at(1).get<int64_t>(), s.new_tokens = a.at(2).get<int64_t>(), s.equal_to_ar = a.at(3).get<int64_t>();
+    s.mat = a.at(4).get<double>(), s.acceptance = a.at(5).get<double>(), s.tokens_per_s = a.at(6).get<double>();
+    s.ar_tokens_per_s = a.at(7).get<double>(), s.speedup = a.at(8).get<double>(), s.speedup_ci95 = a.at(9).get<double>();
+    s.decode_speedup = a.at(10).get<double>(), s.relaxed_per_token = a.at(11).get<double>(), s.rescued_per_token = a.at(12).get<double>();
+    s.nll_per_token = a.at(13).get<double>(), s.ar_nll_per_token = a.at(14).get<double>(), s.chrf_vs_ar = a.at(15).get<double>();
+    r.stats.push_back(std::move(s));
+  }
+  return r;
+}
+
 int64_t single_integer(sqlite::Database& db, const std::string& sql) {
   sqlite::Statement query(db, sql);
   query.step();
@@ -80,6 +115,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
     sqlite::Transaction transaction(*db_);
     db_->exec(kJournalSql);
     db_->exec(kArcSamplesSql);
+    db_->exec(kSweepRunsSql);
     sqlite::Statement(*db_, "INSERT INTO identity (json) VALUES (?)").bind(1, identity_.dump()).run();
     transaction.commit();
     return;
@@ -94,6 +130,29 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
     input_error(path_, "an interrupted calibration with other settings is there (" + describe_difference(stored, identity_) +
                            "): rerun it with its settings or delete it");
   db_->exec(kArcSamplesSql);
+  db_->exec(kSweepRunsSql);
+}
+
+void CalibrationJournal::record_sweep_run(const SweepRun& run) {
+  sqlite::Transaction transaction(*db_);
+  sqlite::Statement(*db_, "INSERT INTO sweep_runs (run_index, record) VALUES (?, ?)")
+      .bind(1, int64_t{run.index})
+      .bind(2, sweep_run_record(run).dump())
+      .run();
+  transaction.commit();
+}
+
+std::vector<SweepRun> CalibrationJournal::sweep_runs() {
+  sqlite::Statement query(*db_, "SELECT record FROM sweep_runs ORDER BY run_index");
+  std::vector<SweepRun> runs;
+  while (query.step()) {
+    try {
+      runs.push_back(parse_sweep_run(parse_json(query.text(0), path_ + ": sweep run")));
+    } catch (const nlohmann::json::exception& e) {
+      input_error(path_, std::string("damaged sweep run record (") + e.what() + "): delete it and start again");
+    }
+  }
+  return runs;
 }
 
 CalibrationJournal::~CalibrationJournal() = default;

@@ -45,6 +45,11 @@ class CalibrationJournal {
   // One prompt's row and its ARC-Decode samples, in one transaction (as record_prompt).
   void record_arc_samples(const std::string& policy, const CalibratedPrompt& prompt, const std::vector<ArcSample>& samples);
 
+  // One finished run of a parameter sweep (specd calibrate sweep), in one transaction; a run
+  // recorded twice is an InputError.
+  void record_sweep_run(const SweepRun& run);
+  std::vector<SweepRun> sweep_runs();  // by index
+
   std::vector<CalibratedPrompt> prompts(const std::string& policy);  // by index
   std::vector<CsdRejection> rejections(const std::string& policy);   // by (prompt, step, depth), then as recorded
   std::vector<std::vector<int32_t>> documents(const std::string& policy);  // in the order of prompts(policy)

@@ -76,6 +76,8 @@ int run_merge(const Args& args) {
   const Artifact merged = merge_artifacts(shards, inputs);
   write_artifact(out, merged);
   std::cout << "wrote " << out << ": " << inputs.size() << " shards merged (" << artifact_contents_line(merged) << ")\n";
+  // A sweep's run to deploy is chosen over the merged runs (calibrate/sweep_choice.h).
+  for (const SweepCalibration& sweep : merged.sweeps) std::cout << "  sweep " << sweep.family << ": " << sweep.choice << "\n";
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "artifact/csd_pairs.h"
 #include "artifact/fingerprint.h"
 #include "arc_tables.h"
+#include "calibrate_common.h"
 #include "calibrate/arc_fitting.h"
 #include "calibrate/arc_samples.h"
 #include "calibrate/artifact_writer.h"
@@ -31,96 +32,6 @@
 
 namespace specd::cli {
 namespace {
-
-// The command as typed, for the artifact's provenance.
-std::string joined(const Args& args, const std::string& part) {
-  Args all{part};
-  all.insert(all.end(), args.begin(), args.end());
-  return command_line("calibrate", all);
-}
-
-void parse_shard(const std::string& text, int32_t& index, int32_t& count) {
-  const size_t slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    index = std::stoi(text.substr(0, slash));
-    count = std::stoi(text.substr(slash + 1));
-  } catch (const std::exception&) {
-    input_error("--shard", "must be I/N, e.g. 0/4 (got '" + text + "')");
-  }
-  if (count < 1 || index < 0 || index >= count) input_error("--shard", "needs 0 <= I < N (got '" + text + "')");
-}
-
-// The artifact to add a calibration to: the one already in `out` (bound to the same pair), or a
-// new one for the pair.
-Artifact artifact_for(const std::string& out, const std::string& target_dir, const std::string& draft_dir) {
-  if (std::filesystem::exists(out) && !std::filesystem::is_empty(out)) {
-    Artifact existing = read_artifact(out);
-    check_pair(out, existing, target_dir, draft_dir);
-    existing.created_at.clear();
-    existing.tool_version.clear();
-    existing.git_commit.clear();
-    return existing;
-  }
-  Artifact artifact;
-  artifact.target = fingerprint_model(target_dir);
-  if (!draft_dir.empty()) artifact.draft = fingerprint_model(draft_dir);
-  return artifact;
-}
-
-// Options every calibration shares.
-struct CommonArgs {
-  std::string target_dir, draft_dir, prompts_path, out;
-  std::string shard = "0/1";
-  int32_t shard_index = 0, shard_count = 1;
-  int64_t max_prompts = 0, max_new_tokens = 0;
-  bool resume = false;
-  DeviceSpec device;
-};
-
-void add_common(po::options_description& desc, CommonArgs& a, bool with_draft) {
-  desc.add_options()
-      ("target", po::value(&a.target_dir)->default_value(default_model_dir()), "target model directory")
-      ("prompts", po::value(&a.prompts_path)->default_value(data_dir() + "/calibration/prompts.jsonl"),
-       "calibration prompts (workload format); keep them apart from the prompts you measure on")
-      ("max-prompts", po::value(&a.max_prompts)->default_value(0), "use only the first N prompts (0: all)")
-      ("max-new-tokens", po::value(&a.max_new_tokens)->default_value(0), "tokens per answer (0: each prompt's max_new_tokens)")
-      ("out", po::value(&a.out)->required(), "the pair's artifact directory (created, or added to)")
-      ("resume", po::bool_switch(&a.resume), "continue an interrupted run of the same command from its last finished prompt")
-      ("shard", po::value(&a.shard)->default_value("0/1"), "I/N: calibrate prompts I, I+N, I+2N, ... (merge shards with specd artifact merge)");
-  if (with_draft) desc.add_options()("draft", po::value(&a.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory");
-  add_device_options(desc, a.device);
-}
-
-std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenance, const std::string& command_line) {
-  if (a.max_prompts < 0) input_error("--max-prompts", "must not be negative");
-  if (a.max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
-  parse_shard(a.shard, a.shard_index, a.shard_count);
-  // A bad --out fails now, not after minutes of decoding.
-  check_outputs({{"--out", a.out, Output::Directory}});
-  if (std::filesystem::is_directory(a.out) && !std::filesystem::is_empty(a.out) &&
-      !std::filesystem::exists(std::filesystem::path(a.out) / kManifestFile))
-    input_error(a.out, "exists and is not a specd artifact (no manifest.json): choose another --out");
-  std::vector<WorkloadItem> items = read_workload(a.prompts_path);
-  if (a.max_prompts > 0 && static_cast<int64_t>(items.size()) > a.max_prompts) items.resize(a.max_prompts);
-  if (items.empty()) input_error(a.prompts_path, "holds no prompts");
-  provenance.command_line = command_line;
-  provenance.prompts_path = a.prompts_path;
-  provenance.prompts_sha256 = sha256_file(a.prompts_path);
-  provenance.prompt_count = static_cast<int64_t>(items.size());
-  provenance.shard_index = a.shard_index;
-  provenance.shard_count = a.shard_count;
-  return items;
-}
-
-// The journal's identity: what must not change between an interrupted run and its --resume.
-nlohmann::json identity(const char* policy, const Artifact& pair, const CalibrationProvenance& p) {
-  return {{"policy", policy},
-          {"target", pair.target.config_sha256 + pair.target.embedding_sha256 + pair.target.tokenizer_sha256},
-          {"draft", pair.draft ? pair.draft->config_sha256 + pair.draft->embedding_sha256 : ""},
-          {"prompts_sha256", p.prompts_sha256}, {"prompt_count", p.prompt_count}, {"shard", {p.shard_index, p.shard_count}},
-          {"seed", p.seed}, {"sampling", {p.temperature, p.top_k, p.top_p}}, {"options", p.options}};
-}
 
 void set_threshold(Artifact& artifact, const std::string& policy, const std::string& name, double value, const std::string& source) {
   for (Threshold& t : artifact.thresholds)
@@ -379,18 +290,20 @@ int run_sam_corpus(const Args& args) {
 }  // namespace
 
 int run_calibrate(const Args& args) {
-  const std::string usage = "usage: specd calibrate csd|arc|sam-corpus [options]   (specd calibrate PART --help)";
+  const std::string usage = "usage: specd calibrate csd|arc|sam-corpus|sweep [options]   (specd calibrate PART --help)";
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::printf("%s\n\ncsd          CSD's correction memory: rejection pairs of standard speculative decoding\n"
                 "arc          ARC-Decode's constants (whitening, c'_s, alpha*kappa, tau_delta) and their held-out coverage audit\n"
-                "sam-corpus   SAM-Decoding's static corpus: the target's greedy answers to calibration prompts\n", usage.c_str());
+                "sam-corpus   SAM-Decoding's static corpus: the target's greedy answers to calibration prompts\n"
+                "sweep        a method's parameter grid measured against AR; the fastest run (within drift bounds) is deployed\n", usage.c_str());
     return 0;
   }
   const Args rest(args.begin() + 1, args.end());
   if (args[0] == "csd") return run_csd(rest);
   if (args[0] == "arc") return run_arc(rest);
   if (args[0] == "sam-corpus") return run_sam_corpus(rest);
-  input_error("calibrate", "unknown part '" + args[0] + "' (known: csd, arc, sam-corpus)");
+  if (args[0] == "sweep") return run_calibrate_sweep(rest);
+  input_error("calibrate", "unknown part '" + args[0] + "' (known: csd, arc, sam-corpus, sweep)");
 }
 
 }  // namespace specd::cli

@@ -14,6 +14,8 @@ int run_bench_methods(const Args& args);  // specd bench --methods ...
 int run_init_model(const Args& args);
 int run_traces(const Args& args);
 int run_calibrate(const Args& args);
+// specd calibrate sweep (cmd_calibrate_sweep.cpp), dispatched from run_calibrate.
+int run_calibrate_sweep(const Args& args);
 int run_artifact(const Args& args);
 int run_audit(const Args& args);
 

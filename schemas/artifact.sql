@@ -1,7 +1,8 @@
--- specd calibration artifact, calibration.sqlite, schema version 2 (PRAGMA user_version).
+-- specd calibration artifact, calibration.sqlite, schema version 3 (PRAGMA user_version).
 -- The tables of one model pair's artifact (schemas/README.md): the prompts each calibration ran,
 -- CSD's correction memory, ARC-Decode's constants and held-out audit, and the thresholds the
--- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them). The writer inserts rows in
+-- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them);
+-- version 3 added sweep_runs and sweep_categories (version 2: the same without them). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
 -- Compiled in at build time (runtime/CMakeLists.txt); a change that existing readers cannot read
 -- needs a new version (see the upgrade rule in schemas/README.md).
@@ -69,6 +70,48 @@ CREATE TABLE arc_audit (
   PRIMARY KEY (group_kind, group_name)
 ) WITHOUT ROWID;
 
+-- specd calibrate sweep: one row per measured run of a method family's parameter grid (the
+-- manifest's calibrations.sweep.<family> holds the grid, the bounds and the chosen run). Run 0 is
+-- the base point (the options as given). Unlike the other tables these hold timings: a sweep
+-- measures speed, so two sweeps never give equal rows here.
+CREATE TABLE sweep_runs (
+  family     TEXT NOT NULL,     -- the method family swept, e.g. 'pld'
+  run_index  INTEGER NOT NULL CHECK (run_index >= 0),
+  point      TEXT NOT NULL,     -- 'tokens=5 match=earliest'
+  vals       TEXT NOT NULL,     -- JSON array: the point's value per grid axis, in grid order
+  cost_curve TEXT NOT NULL,     -- JSON array of [n, ms]: the target's forward cost the run used
+  wall_s     REAL NOT NULL,     -- the run's measuring time
+  PRIMARY KEY (family, run_index)
+) WITHOUT ROWID;
+
+-- A sweep run's measurements against AR, per prompt category and 'overall' (ordinal keeps the
+-- order: categories by name, 'overall' last). Means over prompts; speedup is Spec-Bench's mean
+-- ratio of throughputs with its 95% half-width; NLL per generated token under the target; chrF
+-- (0..100) of the method's output against AR's.
+CREATE TABLE sweep_categories (
+  family            TEXT NOT NULL,
+  run_index         INTEGER NOT NULL,
+  category          TEXT NOT NULL,
+  ordinal           INTEGER NOT NULL CHECK (ordinal >= 0),
+  prompts           INTEGER NOT NULL CHECK (prompts >= 0),
+  new_tokens        INTEGER NOT NULL CHECK (new_tokens >= 0),
+  equal_to_ar       INTEGER NOT NULL CHECK (equal_to_ar >= 0 AND equal_to_ar <= prompts),
+  mat               REAL NOT NULL,
+  acceptance        REAL NOT NULL,
+  tokens_per_s      REAL NOT NULL,
+  ar_tokens_per_s   REAL NOT NULL,
+  speedup           REAL NOT NULL,
+  speedup_ci95      REAL NOT NULL,
+  decode_speedup    REAL NOT NULL,
+  relaxed_per_token REAL NOT NULL,
+  rescued_per_token REAL NOT NULL,
+  nll_per_token     REAL NOT NULL,
+  ar_nll_per_token  REAL NOT NULL,
+  chrf_vs_ar        REAL NOT NULL,
+  PRIMARY KEY (family, run_index, category),
+  FOREIGN KEY (family, run_index) REFERENCES sweep_runs (family, run_index)
+) WITHOUT ROWID;
+
 -- Constants the runtime deploys per policy, e.g. ('csd', 'lambda', 6, 'paper default').
 CREATE TABLE thresholds (
   policy TEXT NOT NULL,
@@ -78,4 +121,4 @@ CREATE TABLE thresholds (
   PRIMARY KEY (policy, name)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

@@ -66,14 +66,33 @@ bool ArcCalibration::operator==(const ArcCalibration& o) const {
          std::tie(o.provenance, o.delta, o.top_k, o.mu, o.epsilon, o.prompts, o.whitening, o.samples, o.constants, o.audit);
 }
 
+bool SweepStats::operator==(const SweepStats& o) const {
+  return std::tie(category, prompts, new_tokens, equal_to_ar, mat, acceptance, tokens_per_s, ar_tokens_per_s, speedup, speedup_ci95,
+                  decode_speedup, relaxed_per_token, rescued_per_token, nll_per_token, ar_nll_per_token, chrf_vs_ar) ==
+         std::tie(o.category, o.prompts, o.new_tokens, o.equal_to_ar, o.mat, o.acceptance, o.tokens_per_s, o.ar_tokens_per_s, o.speedup,
+                  o.speedup_ci95, o.decode_speedup, o.relaxed_per_token, o.rescued_per_token, o.nll_per_token, o.ar_nll_per_token,
+                  o.chrf_vs_ar);
+}
+
+bool SweepRun::operator==(const SweepRun& o) const {
+  return std::tie(index, values, point, stats, cost_curve, wall_s) == std::tie(o.index, o.values, o.point, o.stats, o.cost_curve, o.wall_s);
+}
+
+bool SweepAxis::operator==(const SweepAxis& o) const { return std::tie(name, values, texts) == std::tie(o.name, o.values, o.texts); }
+
+bool SweepCalibration::operator==(const SweepCalibration& o) const {
+  return std::tie(provenance, family, lossless, grid, planned_runs, max_nll_increase, min_chrf, runs, chosen, choice) ==
+         std::tie(o.provenance, o.family, o.lossless, o.grid, o.planned_runs, o.max_nll_increase, o.min_chrf, o.runs, o.chosen, o.choice);
+}
+
 bool Threshold::operator==(const Threshold& o) const {
   return std::tie(policy, name, value, source) == std::tie(o.policy, o.name, o.value, o.source);
 }
 
 bool Artifact::operator==(const Artifact& o) const {
-  return std::tie(schema_version, created_at, tool_version, git_commit, target, draft, csd, sam_corpus, arc, thresholds) ==
+  return std::tie(schema_version, created_at, tool_version, git_commit, target, draft, csd, sam_corpus, arc, sweeps, thresholds) ==
          std::tie(o.schema_version, o.created_at, o.tool_version, o.git_commit, o.target, o.draft, o.csd, o.sam_corpus,
-                  o.arc, o.thresholds);
+                  o.arc, o.sweeps, o.thresholds);
 }
 
 }  // namespace specd

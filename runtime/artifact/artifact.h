@@ -12,11 +12,11 @@
 namespace specd {
 
 // Versions this specd writes; it reads each from kOldestArtifactVersion on and refuses any other
-// (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration;
-// version 1 files are version 2 files without it.
-constexpr int32_t kArtifactSchemaVersion = 2;  // manifest.json
-constexpr int32_t kArtifactSqliteVersion = 2;  // calibration.sqlite, PRAGMA user_version
-constexpr int32_t kArtifactH5Version = 2;      // calibration.h5, root attribute schema_version
+// (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration,
+// version 3 the parameter sweeps; each version's files are the next version's without them.
+constexpr int32_t kArtifactSchemaVersion = 3;  // manifest.json
+constexpr int32_t kArtifactSqliteVersion = 3;  // calibration.sqlite, PRAGMA user_version
+constexpr int32_t kArtifactH5Version = 3;      // calibration.h5, root attribute schema_version (3: as 2)
 constexpr int32_t kOldestArtifactVersion = 1;  // of each of the three
 // "1 to 2": the versions of a file this specd reads, for refusals ("schema version 3, this specd reads 1 to 2").
 std::string readable_versions(int32_t current);
@@ -29,6 +29,8 @@ inline constexpr const char* kH5File = "calibration.h5";
 inline constexpr const char* kCsdPolicy = "csd";
 inline constexpr const char* kSamCorpusPolicy = "sam_corpus";
 inline constexpr const char* kArcPolicy = "arc";
+// The manifest's key of the parameter sweeps (an object by method family).
+inline constexpr const char* kSweepCalibration = "sweep";
 
 // What ties an artifact to a model: hashes of what decides its token ids and logits. `path` is
 // where it was when calibrated (informative; never compared).
@@ -152,6 +154,55 @@ struct ArcCalibration {
   bool operator==(const ArcCalibration& other) const;
 };
 
+// One run of a parameter sweep measured against AR over the calibration prompts, in one
+// category or "overall" (specd calibrate sweep). Means over prompts as specd bench --methods
+// reports them; NLL per generated token under the target; chrF of the method's output against
+// AR's (0..100).
+struct SweepStats {
+  std::string category;
+  int64_t prompts = 0, new_tokens = 0, equal_to_ar = 0;
+  double mat = 0, acceptance = 0, tokens_per_s = 0, ar_tokens_per_s = 0;
+  double speedup = 0, speedup_ci95 = 0, decode_speedup = 0;  // Spec-Bench mean ratio over AR, its 95% half-width
+  double relaxed_per_token = 0, rescued_per_token = 0;
+  double nll_per_token = 0, ar_nll_per_token = 0, chrf_vs_ar = 0;
+  bool operator==(const SweepStats& other) const;
+};
+
+struct SweepRun {
+  int32_t index = 0;              // 0: the base point (the options as given); 1..: the grid in order
+  std::vector<double> values;     // one per grid axis, in grid order
+  std::string point;              // "tokens=5 match=earliest", as typed values read
+  std::vector<SweepStats> stats;  // per category in name order, "overall" last
+  std::vector<std::pair<int32_t, double>> cost_curve;  // the target's ms per forward of n tokens the run used
+  double wall_s = 0;
+  // The overall row (the last).
+  const SweepStats& overall() const { return stats.back(); }
+  bool operator==(const SweepRun& other) const;
+};
+
+struct SweepAxis {
+  std::string name;                 // the method parameter (speculative/method_params.h)
+  std::vector<double> values;
+  std::vector<std::string> texts;   // the values as typed, one per value
+  bool operator==(const SweepAxis& other) const;
+};
+
+// A sweep of one method family's parameters: every run, and the run chosen (none for a shard, or
+// when no run met the bounds). The choice is a function of what is stored (calibrate/sweep_choice.h).
+struct SweepCalibration {
+  CalibrationProvenance provenance;  // options: the grid, the base point, repeats
+  std::string family;
+  bool lossless = true;              // the family's method never changes the target's output
+  std::vector<SweepAxis> grid;       // first axis varies slowest
+  int32_t planned_runs = 0;          // the base run plus the grid's product (a shard stores its share)
+  double max_nll_increase = 0.05;    // lossy bounds: nats per token over AR
+  double min_chrf = 90;              // chrF vs AR, applied only at temperature 0
+  std::vector<SweepRun> runs;        // by index
+  std::optional<int32_t> chosen;     // a run index
+  std::string choice;                // why that run, or why none
+  bool operator==(const SweepCalibration& other) const;
+};
+
 struct Threshold {
   std::string policy, name;
   double value = 0;
@@ -167,6 +218,7 @@ struct Artifact {
   std::optional<CsdCalibration> csd;
   std::optional<SamCorpusCalibration> sam_corpus;
   std::optional<ArcCalibration> arc;
+  std::vector<SweepCalibration> sweeps;  // one per family, by family
   std::vector<Threshold> thresholds;  // by (policy, name)
   bool operator==(const Artifact& other) const;
 };

@@ -7,6 +7,8 @@
 #include "artifact/file_checks.h"
 #include "util/error.h"
 
+#include <algorithm>
+
 namespace specd {
 
 bool lists_policy(const Artifact& artifact, const std::string& policy) {
@@ -26,6 +28,10 @@ Artifact read_artifact(const std::string& dir) {
   for (const std::string& policy : tables.policies())
     if (!lists_policy(artifact, policy)) input_error(sqlite_path, "prompts of policy '" + policy + "', which the manifest does not list");
   artifact.thresholds = tables.thresholds();
+  for (const std::string& family : tables.sweep_families())
+    if (std::none_of(artifact.sweeps.begin(), artifact.sweeps.end(), [&](const SweepCalibration& s) { return s.family == family; }))
+      input_error(sqlite_path, "sweep runs of '" + family + "', which the manifest does not list");
+  for (SweepCalibration& sweep : artifact.sweeps) sweep.runs = tables.sweep_runs(sweep.family);
 
   const Hdf5File arrays = open_artifact_arrays(h5_path);
   check_recorded_version(dir, kH5File, reader.files(), artifact_arrays_version(arrays));
@@ -65,6 +71,14 @@ std::string ArtifactReader::sealed_file(const char* name) const { return check_s
 std::vector<CsdPair> ArtifactReader::csd_pairs() const {
   if (!manifest().csd) input_error(dir_, "holds no csd calibration (run specd calibrate csd)");
   return ArtifactTables(sealed_file(kSqliteFile)).csd_pairs();
+}
+
+std::vector<SweepCalibration> ArtifactReader::sweeps() const {
+  std::vector<SweepCalibration> sweeps = manifest().sweeps;
+  if (sweeps.empty()) return sweeps;
+  ArtifactTables tables(sealed_file(kSqliteFile));
+  for (SweepCalibration& sweep : sweeps) sweep.runs = tables.sweep_runs(sweep.family);
+  return sweeps;
 }
 
 std::vector<Threshold> ArtifactReader::thresholds() const { return ArtifactTables(sealed_file(kSqliteFile)).thresholds(); }

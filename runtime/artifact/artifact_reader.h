@@ -34,6 +34,8 @@ class ArtifactReader {
   // CSD's correction memory (InputError when the artifact holds no CSD calibration).
   std::vector<CsdPair> csd_pairs() const;
   std::vector<Threshold> thresholds() const;
+  // Every parameter sweep with its runs (manifest plus calibration.sqlite), by family.
+  std::vector<SweepCalibration> sweeps() const;
   // The SAM corpus documents from calibration.h5 (InputError when it holds none).
   std::vector<std::vector<int32_t>> sam_corpus_documents() const;
 

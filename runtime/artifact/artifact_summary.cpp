@@ -84,6 +84,32 @@ void print_calibration(std::ostream& out, const std::string& name, const json& c
   out << "\n";
 }
 
+// A sweep: its grid, bounds and every run's overall row, the chosen one marked.
+void print_sweep(std::ostream& out, const std::string& family, const json& c) {
+  out << "sweep " << family << (c["lossless"].get<bool>() ? " (lossless)" : " (lossy)") << ":\n  grid:";
+  for (const json& axis : c["grid"]) {
+    out << " " << axis["name"].get<std::string>() << "=";
+    std::string values;
+    for (const json& t : axis["texts"]) values += (values.empty() ? "" : ",") + t.get<std::string>();
+    out << values;
+  }
+  out << "; " << c["counts"]["runs"] << " of " << c["planned_runs"] << " runs";
+  if (c.contains("shards")) out << ", merged from " << c["shards"].size() << " shards";
+  else if (c["shard"]["count"].get<int64_t>() > 1) out << ", shard " << c["shard"]["index"] << " of " << c["shard"]["count"];
+  out << "\n  made by: " << c["command_line"].get<std::string>() << "\n";
+  out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << "), temperature "
+      << c["sampling"]["temperature"] << ", bounds: NLL +" << general(c["bounds"]["max_nll_increase"].get<double>()) << ", chrF >= "
+      << general(c["bounds"]["min_chrf"].get<double>()) << "\n";
+  out << "  runs (point: MAT, acceptance, speedup +- 95%, NLL delta, chrF vs AR):";
+  for (const json& r : c["runs"])
+    out << "\n    " << (c["chosen"] == r["index"] ? "* " : "  ") << r["index"] << " " << r["point"].get<std::string>() << ": "
+        << fixed(r["mat"].get<double>(), 2) << ", " << fixed(r["acceptance"].get<double>(), 3) << ", " << fixed(r["speedup"].get<double>(), 2)
+        << "x +- " << fixed(r["speedup_ci95"].get<double>(), 2) << ", " << fixed(r["nll_delta"].get<double>(), 4) << ", "
+        << fixed(r["chrf_vs_ar"].get<double>(), 1);
+  out << "\n  chosen: " << (c["chosen"].is_null() ? std::string("none") : "run " + c["chosen"].dump()) << " (" << c["choice"].get<std::string>()
+      << ")\n";
+}
+
 }  // namespace
 
 json artifact_summary(const std::string& dir, const Artifact& artifact, size_t top_pairs) {
@@ -115,6 +141,16 @@ json artifact_summary(const std::string& dir, const Artifact& artifact, size_t t
     calibrations[kArcPolicy]["audit"] = audit;
     calibrations[kArcPolicy]["whitening_size"] = artifact.arc->whitening.size();
   }
+  for (const SweepCalibration& sweep : artifact.sweeps) {
+    json runs = json::array();
+    for (const SweepRun& r : sweep.runs) {
+      const SweepStats& o = r.overall();
+      runs.push_back({{"index", r.index}, {"point", r.point}, {"mat", o.mat}, {"acceptance", o.acceptance}, {"speedup", o.speedup},
+                      {"speedup_ci95", o.speedup_ci95}, {"nll_delta", o.nll_per_token - o.ar_nll_per_token}, {"chrf_vs_ar", o.chrf_vs_ar},
+                      {"equal_to_ar", o.equal_to_ar}, {"prompts", o.prompts}});
+    }
+    calibrations[kSweepCalibration][sweep.family]["runs"] = runs;
+  }
   json thresholds = json::array();
   for (const Threshold& t : artifact.thresholds)
     thresholds.push_back({{"policy", t.policy}, {"name", t.name}, {"value", t.value}, {"source", t.source}});
@@ -130,7 +166,11 @@ void print_artifact_summary(std::ostream& out, const json& s) {
   print_model(out, "target", s["pair"]["target"]);
   print_model(out, "draft", s["pair"]["draft"]);
   if (s["calibrations"].empty()) out << "no calibrations\n";
-  for (const auto& [name, calibration] : s["calibrations"].items()) print_calibration(out, name, calibration);
+  for (const auto& [name, calibration] : s["calibrations"].items()) {
+    if (name != kSweepCalibration) print_calibration(out, name, calibration);
+    else
+      for (const auto& [family, sweep] : calibration.items()) print_sweep(out, family, sweep);
+  }
   out << "thresholds:" << (s["thresholds"].empty() ? " none" : "") << "\n";
   for (const json& t : s["thresholds"])
     out << "  " << t["policy"].get<std::string>() << "." << t["name"].get<std::string>() << " = " << t["value"] << " ("
@@ -155,6 +195,9 @@ std::string artifact_contents_line(const Artifact& a) {
             std::to_string(a.arc->samples.size() - held_out) + " calibration samples, " + std::to_string(held_out) +
             " held-out samples, " + std::to_string(a.arc->constants.size()) + " buckets";
   }
+  for (const SweepCalibration& sweep : a.sweeps)
+    line += std::string(line.empty() ? "" : "; ") + "sweep " + sweep.family + ": " + std::to_string(sweep.runs.size()) + " of " +
+            std::to_string(sweep.planned_runs) + " runs, " + (sweep.chosen ? "chosen run " + std::to_string(*sweep.chosen) : std::string("none chosen"));
   return line.empty() ? "no calibrations" : line;
 }
 

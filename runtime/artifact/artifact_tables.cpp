@@ -76,6 +76,35 @@ void insert_arc(sqlite::Database& db, const ArcCalibration& arc) {
   }
 }
 
+void insert_sweep(sqlite::Database& db, const SweepCalibration& sweep) {
+  std::vector<SweepRun> runs = sweep.runs;
+  std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.index < b.index; });
+  sqlite::Statement run_row(db, "INSERT INTO sweep_runs (family, run_index, point, vals, cost_curve, wall_s) VALUES (?, ?, ?, ?, ?, ?)");
+  sqlite::Statement category_row(db,
+                                 "INSERT INTO sweep_categories (family, run_index, category, ordinal, prompts, new_tokens, equal_to_ar, "
+                                 "mat, acceptance, tokens_per_s, ar_tokens_per_s, speedup, speedup_ci95, decode_speedup, "
+                                 "relaxed_per_token, rescued_per_token, nll_per_token, ar_nll_per_token, chrf_vs_ar) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const SweepRun& r : runs) {
+    run_row.bind(1, sweep.family).bind(2, int64_t{r.index}).bind(3, r.point).bind(4, nlohmann::json(r.values).dump());
+    run_row.bind(5, nlohmann::json(r.cost_curve).dump()).bind(6, r.wall_s);
+    run_row.run();
+    // Primary-key order: by category name; `ordinal` keeps the stored order.
+    std::vector<size_t> order(r.stats.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return r.stats[a].category < r.stats[b].category; });
+    for (size_t i : order) {
+      const SweepStats& s = r.stats[i];
+      category_row.bind(1, sweep.family).bind(2, int64_t{r.index}).bind(3, s.category).bind(4, static_cast<int64_t>(i));
+      category_row.bind(5, s.prompts).bind(6, s.new_tokens).bind(7, s.equal_to_ar).bind(8, s.mat).bind(9, s.acceptance);
+      category_row.bind(10, s.tokens_per_s).bind(11, s.ar_tokens_per_s).bind(12, s.speedup).bind(13, s.speedup_ci95);
+      category_row.bind(14, s.decode_speedup).bind(15, s.relaxed_per_token).bind(16, s.rescued_per_token);
+      category_row.bind(17, s.nll_per_token).bind(18, s.ar_nll_per_token).bind(19, s.chrf_vs_ar);
+      category_row.run();
+    }
+  }
+}
+
 int64_t single_integer(sqlite::Database& db, const std::string& sql) {
   sqlite::Statement query(db, sql);
   query.step();
@@ -96,6 +125,10 @@ void write_artifact_tables(const std::string& path, const Artifact& artifact) {
   if (artifact.sam_corpus) insert_prompts(db, kSamCorpusPolicy, artifact.sam_corpus->prompts);
   if (artifact.arc) insert_arc(db, *artifact.arc);
   if (artifact.csd) insert_pairs(db, artifact.csd->pairs);
+  std::vector<const SweepCalibration*> sweeps;
+  for (const SweepCalibration& s : artifact.sweeps) sweeps.push_back(&s);
+  std::sort(sweeps.begin(), sweeps.end(), [](const auto* a, const auto* b) { return a->family < b->family; });
+  for (const SweepCalibration* s : sweeps) insert_sweep(db, *s);
   insert_thresholds(db, artifact.thresholds);
   transaction.commit();
 }
@@ -174,6 +207,55 @@ std::vector<CsdPair> ArtifactTables::csd_pairs() {
   return rows;
 }
 
+std::vector<SweepRun> ArtifactTables::sweep_runs(const std::string& family) {
+  if (version_ < 3) return {};
+  std::vector<SweepRun> runs;
+  sqlite::Statement query(db_, "SELECT run_index, point, vals, cost_curve, wall_s FROM sweep_runs WHERE family = ? ORDER BY run_index");
+  query.bind(1, family);
+  while (query.step()) {
+    SweepRun r;
+    r.index = static_cast<int32_t>(query.int64(0));
+    r.point = query.text(1);
+    try {
+      r.values = nlohmann::json::parse(query.text(2)).get<std::vector<double>>();
+      r.cost_curve = nlohmann::json::parse(query.text(3)).get<std::vector<std::pair<int32_t, double>>>();
+    } catch (const nlohmann::json::exception&) {
+      input_error("calibration.sqlite", "sweep_runs " + family + " run " + std::to_string(r.index) + ": vals or cost_curve is not the JSON expected");
+    }
+    r.wall_s = query.real(4);
+    runs.push_back(std::move(r));
+  }
+  sqlite::Statement categories(db_,
+                               "SELECT run_index, category, prompts, new_tokens, equal_to_ar, mat, acceptance, tokens_per_s, "
+                               "ar_tokens_per_s, speedup, speedup_ci95, decode_speedup, relaxed_per_token, rescued_per_token, "
+                               "nll_per_token, ar_nll_per_token, chrf_vs_ar FROM sweep_categories WHERE family = ? "
+                               "ORDER BY run_index, ordinal");
+  categories.bind(1, family);
+  std::map<int64_t, SweepRun*> by_index;
+  for (SweepRun& r : runs) by_index[r.index] = &r;
+  while (categories.step()) {
+    auto it = by_index.find(categories.int64(0));
+    if (it == by_index.end()) input_error("calibration.sqlite", "sweep_categories of " + family + " run " + std::to_string(categories.int64(0)) + ", which sweep_runs lacks");
+    SweepStats s;
+    s.category = categories.text(1);
+    s.prompts = categories.int64(2), s.new_tokens = categories.int64(3), s.equal_to_ar = categories.int64(4);
+    s.mat = categories.real(5), s.acceptance = categories.real(6), s.tokens_per_s = categories.real(7);
+    s.ar_tokens_per_s = categories.real(8), s.speedup = categories.real(9), s.speedup_ci95 = categories.real(10);
+    s.decode_speedup = categories.real(11), s.relaxed_per_token = categories.real(12), s.rescued_per_token = categories.real(13);
+    s.nll_per_token = categories.real(14), s.ar_nll_per_token = categories.real(15), s.chrf_vs_ar = categories.real(16);
+    it->second->stats.push_back(std::move(s));
+  }
+  return runs;
+}
+
+std::vector<std::string> ArtifactTables::sweep_families() {
+  if (version_ < 3) return {};
+  sqlite::Statement query(db_, "SELECT DISTINCT family FROM sweep_runs ORDER BY family");
+  std::vector<std::string> rows;
+  while (query.step()) rows.push_back(query.text(0));
+  return rows;
+}
+
 std::vector<Threshold> ArtifactTables::thresholds() {
   sqlite::Statement query(db_, "SELECT policy, name, value, source FROM thresholds ORDER BY policy, name");
   std::vector<Threshold> rows;
@@ -210,6 +292,10 @@ std::vector<std::string> ArtifactTables::schema_problems() {
     return tables;
   };
   auto want = columns(expected);
+  if (version_ < 3) {  // version 2: the same tables without the sweeps'
+    want.erase("sweep_runs");
+    want.erase("sweep_categories");
+  }
   if (version_ < 2) {  // version 1: the same tables without ARC's
     want.erase("arc_constants");
     want.erase("arc_audit");

@@ -18,7 +18,7 @@ void write_artifact_tables(const std::string& path, const Artifact& artifact);
 
 class ArtifactTables {
  public:
-  // Opens read-only. InputError "PATH: schema version N, this specd reads 1 to 2" for another version,
+  // Opens read-only. InputError "PATH: schema version N, this specd reads 1 to 3" for another version,
   // "PATH: not a specd artifact database" for a foreign file, SQLite's reason for a damaged one.
   explicit ArtifactTables(const std::string& path);
 
@@ -31,6 +31,9 @@ class ArtifactTables {
   // ARC's constants and audit rows in the order they were written ("all" first); none in version 1.
   std::vector<ArcConstants> arc_constants();
   std::vector<ArcAuditRow> arc_audit();
+  // A family's sweep runs by index, each with its categories in stored order; none before version 3.
+  std::vector<SweepRun> sweep_runs(const std::string& family);
+  std::vector<std::string> sweep_families();  // the distinct families of sweep_runs
   std::vector<Threshold> thresholds();
   std::vector<std::string> policies();  // the distinct policies of the prompts table
 

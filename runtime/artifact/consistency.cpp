@@ -72,6 +72,8 @@ json derived_counts(const ArcCalibration& arc) {
   return counts;
 }
 
+json derived_counts(const SweepCalibration& sweep) { return {{"runs", static_cast<int64_t>(sweep.runs.size())}}; }
+
 std::vector<std::string> arc_manifest_problems(const std::vector<ArcConstants>& manifest, const std::vector<ArcConstants>& tables) {
   if (manifest.empty() && tables.empty()) return {};
   if (manifest.empty()) return {"manifest.json: calibrations.arc.constants is null, calibration.sqlite holds arc_constants"};
@@ -132,10 +134,35 @@ void check_arc(const ArcCalibration& arc, std::vector<std::string>& problems) {
   }
 }
 
+// Runs within the plan, each once, with a value per axis and an 'overall' row last; the chosen
+// run among them.
+void check_sweep(const SweepCalibration& sweep, std::vector<std::string>& problems) {
+  const std::string name = std::string(kSweepCalibration) + "." + sweep.family;
+  check_counts(name, sweep.provenance, derived_counts(sweep), problems);
+  std::set<int32_t> seen;
+  for (const SweepRun& r : sweep.runs) {
+    const std::string run = "calibration.sqlite: sweep " + sweep.family + " run " + std::to_string(r.index);
+    if (r.index < 0 || r.index >= sweep.planned_runs)
+      problems.push_back(run + " is outside the " + std::to_string(sweep.planned_runs) + " planned runs");
+    if (!seen.insert(r.index).second) problems.push_back(run + " appears twice");
+    if (r.values.size() != sweep.grid.size())
+      problems.push_back(run + " has " + std::to_string(r.values.size()) + " values for " + std::to_string(sweep.grid.size()) + " grid axes");
+    if (r.stats.empty() || r.stats.back().category != "overall") problems.push_back(run + " lacks its 'overall' row (last)");
+  }
+  if (sweep.chosen && !seen.count(*sweep.chosen))
+    problems.push_back("manifest.json: calibrations.sweep." + sweep.family + ".chosen is run " + std::to_string(*sweep.chosen) +
+                       ", which calibration.sqlite lacks");
+}
+
 }  // namespace
 
 std::vector<std::string> consistency_problems(const Artifact& artifact) {
   std::vector<std::string> problems;
+  std::set<std::string> families;
+  for (const SweepCalibration& sweep : artifact.sweeps) {
+    if (!families.insert(sweep.family).second) problems.push_back("manifest.json: two sweeps of " + sweep.family);
+    check_sweep(sweep, problems);
+  }
   if (const auto& arc = artifact.arc) check_arc(*arc, problems);
   if (const auto& csd = artifact.csd) {
     check_counts(kCsdPolicy, csd->provenance, derived_counts(*csd), problems);

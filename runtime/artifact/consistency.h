@@ -20,6 +20,8 @@ nlohmann::json derived_counts(const SamCorpusCalibration& sam_corpus);
 // ARC: prompts, new_tokens, steps, drafted, accepted, calibration_samples (not held out),
 // held_out_samples.
 nlohmann::json derived_counts(const ArcCalibration& arc);
+// Sweep: runs (stored runs).
+nlohmann::json derived_counts(const SweepCalibration& sweep);
 
 // The manifest's "all" constants (`manifest`: none, or the one parsed from manifest.json) against
 // the arc_constants rows of calibration.sqlite (`tables`, "all" first); one line per problem.

@@ -79,7 +79,57 @@ ArcCalibration parse_arc_calibration(const json& object, const std::string& wher
   return arc;
 }
 
+SweepCalibration parse_sweep_calibration(const json& object, const std::string& where, const std::string& prefix) {
+  JsonObjectReader reader(object, where, prefix);
+  SweepCalibration sweep;
+  sweep.provenance = parse_provenance(object, where, prefix);
+  sweep.family = reader.string("family");
+  const json& lossless = reader.at("lossless");
+  if (!lossless.is_boolean()) reader.fail("lossless", "must be true or false");
+  sweep.lossless = lossless.get<bool>();
+  const json& grid = reader.at("grid");
+  if (!grid.is_array() || grid.empty()) reader.fail("grid", "must be a non-empty array");
+  for (size_t i = 0; i < grid.size(); ++i) {
+    if (!grid[i].is_object()) reader.fail("grid", "must hold objects");
+    JsonObjectReader axis_reader(grid[i], where, prefix + "grid[" + std::to_string(i) + "].");
+    SweepAxis axis;
+    axis.name = axis_reader.string("name");
+    const json& values = axis_reader.at("values");
+    const json& texts = axis_reader.at("texts");
+    if (!values.is_array() || values.empty() || !std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_number(); }))
+      axis_reader.fail("values", "must be a non-empty array of numbers");
+    if (!texts.is_array() || texts.size() != values.size() ||
+        !std::all_of(texts.begin(), texts.end(), [](const json& v) { return v.is_string(); }))
+      axis_reader.fail("texts", "must be an array of strings, one per value");
+    axis.values = values.get<std::vector<double>>();
+    axis.texts = texts.get<std::vector<std::string>>();
+    sweep.grid.push_back(std::move(axis));
+  }
+  sweep.planned_runs = static_cast<int32_t>(reader.integer_in("planned_runs", 1, INT32_MAX));
+  JsonObjectReader bounds(object_field(reader, "bounds"), where, prefix + "bounds.");
+  sweep.max_nll_increase = bounds.number("max_nll_increase");
+  sweep.min_chrf = bounds.number("min_chrf");
+  if (reader.has("chosen")) sweep.chosen = static_cast<int32_t>(reader.integer_in("chosen", 0, sweep.planned_runs - 1));
+  else if (!object.contains("chosen")) reader.at("chosen");  // required, null when none was chosen
+  sweep.choice = reader.string("choice");
+  return sweep;
+}
+
 }  // namespace
+
+json sweep_calibration_json(const SweepCalibration& sweep) {
+  json out = provenance_json(sweep.provenance);
+  out["family"] = sweep.family;
+  out["lossless"] = sweep.lossless;
+  json grid = json::array();
+  for (const SweepAxis& axis : sweep.grid) grid.push_back({{"name", axis.name}, {"values", axis.values}, {"texts", axis.texts}});
+  out["grid"] = grid;
+  out["planned_runs"] = sweep.planned_runs;
+  out["bounds"] = {{"max_nll_increase", sweep.max_nll_increase}, {"min_chrf", sweep.min_chrf}};
+  out["chosen"] = sweep.chosen ? json(*sweep.chosen) : json(nullptr);
+  out["choice"] = sweep.choice;
+  return out;
+}
 
 json fingerprint_json(const ModelFingerprint& f) {
   return {{"path", f.path},
@@ -124,6 +174,11 @@ json manifest_json(const Artifact& a, const std::map<std::string, ManifestFile>&
   if (a.csd) calibrations[kCsdPolicy] = provenance_json(a.csd->provenance);
   if (a.sam_corpus) calibrations[kSamCorpusPolicy] = provenance_json(a.sam_corpus->provenance);
   if (a.arc) calibrations[kArcPolicy] = arc_calibration_json(*a.arc);
+  if (!a.sweeps.empty()) {
+    json sweeps = json::object();
+    for (const SweepCalibration& s : a.sweeps) sweeps[s.family] = sweep_calibration_json(s);
+    calibrations[kSweepCalibration] = sweeps;
+  }
   return {{"format", kFormat},
           {"schema_version", a.schema_version},
           {"created_at", a.created_at},
@@ -199,8 +254,10 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   }
   const json& calibrations = object_field(reader, "calibrations");
   for (const auto& [name, provenance] : calibrations.items()) {
-    if (name != kCsdPolicy && name != kSamCorpusPolicy && !(name == kArcPolicy && version >= 2))
-      input_error(where, "unknown calibration " + single_quoted(name) + (name == kArcPolicy ? " in schema version 1" : ""));
+    if (name != kCsdPolicy && name != kSamCorpusPolicy && !(name == kArcPolicy && version >= 2) &&
+        !(name == kSweepCalibration && version >= 3))
+      input_error(where, "unknown calibration " + single_quoted(name) +
+                             (name == kArcPolicy || name == kSweepCalibration ? " in schema version " + std::to_string(version) : ""));
     if (!provenance.is_object()) input_error(where, "field " + single_quoted("calibrations." + name) + " must be an object");
   }
   if (calibrations.contains(kCsdPolicy))
@@ -208,6 +265,12 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   if (calibrations.contains(kSamCorpusPolicy))
     a.sam_corpus = SamCorpusCalibration{parse_provenance(calibrations[kSamCorpusPolicy], where, "calibrations.sam_corpus."), {}, {}};
   if (calibrations.contains(kArcPolicy)) a.arc = parse_arc_calibration(calibrations[kArcPolicy], where, "calibrations.arc.");
+  if (calibrations.contains(kSweepCalibration))
+    for (const auto& [family, sweep] : calibrations[kSweepCalibration].items()) {
+      const std::string prefix = std::string("calibrations.") + kSweepCalibration + "." + family + ".";
+      a.sweeps.push_back(parse_sweep_calibration(sweep, where, prefix));
+      if (a.sweeps.back().family != family) input_error(where, "field " + single_quoted(prefix + "family") + " must be " + single_quoted(family));
+    }
   return out;
 }
 

@@ -30,6 +30,9 @@ nlohmann::json provenance_json(const CalibrationProvenance& provenance);
 // "all" constants (null when none were fitted, e.g. after a merge of shards).
 nlohmann::json arc_calibration_json(const ArcCalibration& arc);
 nlohmann::json arc_constants_json(const ArcConstants& constants);
+// A sweep's manifest entry: its provenance plus family, lossless, grid, planned_runs, bounds,
+// chosen (a run index or null) and choice (why); its runs live in calibration.sqlite.
+nlohmann::json sweep_calibration_json(const SweepCalibration& sweep);
 nlohmann::json manifest_json(const Artifact& artifact, const std::map<std::string, ManifestFile>& files);
 
 // Validates every field; InputError "WHERE: problem" on the first problem. An unknown format

@@ -1,5 +1,6 @@
 #include "artifact/verify.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "artifact/artifact_arrays.h"
@@ -58,6 +59,10 @@ std::vector<std::string> verify_artifact(const std::string& dir, const std::stri
       artifact.arc->constants = std::move(stored);
       artifact.arc->audit = tables.arc_audit();
     }
+    for (const std::string& family : tables.sweep_families())
+      if (std::none_of(artifact.sweeps.begin(), artifact.sweeps.end(), [&](const SweepCalibration& s) { return s.family == family; }))
+        problems.push_back(sqlite_path + ": sweep runs of '" + family + "', which the manifest does not list");
+    for (SweepCalibration& sweep : artifact.sweeps) sweep.runs = tables.sweep_runs(sweep.family);
     tables_read = true;
   });
 

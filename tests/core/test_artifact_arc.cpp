@@ -69,7 +69,7 @@ TEST_CASE("arc artifact: write -> read gives back samples, whitening, constants,
   CHECK(verify_artifact(dir, "", "").empty());
 
   const nlohmann::json manifest = nlohmann::json::parse(test::read_text_file(dir + "/manifest.json"));
-  CHECK(manifest["schema_version"] == 2);
+  CHECK(manifest["schema_version"] == kArtifactSchemaVersion);
   const nlohmann::json& entry = manifest["calibrations"]["arc"];
   CHECK(entry["delta"] == 0.1);
   CHECK(entry["top_k"] == 7);
@@ -254,7 +254,7 @@ TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 
   // What specd wrote before version 2: no arc tables, version 1 everywhere.
   {
     sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
-    db.exec("DROP TABLE arc_constants; DROP TABLE arc_audit; PRAGMA user_version = 1; VACUUM;");
+    db.exec("DROP TABLE arc_constants; DROP TABLE arc_audit; DROP TABLE sweep_categories; DROP TABLE sweep_runs; PRAGMA user_version = 1; VACUUM;");
   }
   {
     // The arrays as version 1 wrote them: the same datasets, the root attribute 1.
@@ -291,13 +291,13 @@ TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 
   CHECK(verify_artifact(dir, "", "").empty());
   CHECK(ArtifactReader(dir).csd_pairs() == v1.csd->pairs);
 
-  SECTION("written back (e.g. by calibrate adding a calibration), it becomes version 2") {
+  SECTION("written back (e.g. by calibrate adding a calibration), it becomes the current version") {
     Artifact read = read_artifact(dir);
     read.arc = test::synthetic_artifact(9).arc;
     write_artifact(dir, read);
-    CHECK(nlohmann::json::parse(test::read_text_file(dir + "/manifest.json"))["schema_version"] == 2);
-    CHECK(ArtifactTables(dir + "/calibration.sqlite").version() == 2);
-    read.schema_version = 2;
+    CHECK(nlohmann::json::parse(test::read_text_file(dir + "/manifest.json"))["schema_version"] == kArtifactSchemaVersion);
+    CHECK(ArtifactTables(dir + "/calibration.sqlite").version() == kArtifactSqliteVersion);
+    read.schema_version = kArtifactSchemaVersion;
     CHECK(read_artifact(dir) == read);
     CHECK(verify_artifact(dir, "", "").empty());
   }

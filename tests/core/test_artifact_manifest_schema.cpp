@@ -19,6 +19,7 @@ bool has_type(const json& value, const std::string& type) {
   if (type == "integer") return value.is_number_integer();
   if (type == "number") return value.is_number();
   if (type == "null") return value.is_null();
+  if (type == "boolean") return value.is_boolean();
   return false;
 }
 
@@ -73,6 +74,29 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
                  merge_artifacts({test::shard_of(whole, 1, 2), test::shard_of(whole, 0, 2)}, {"one", "zero"}));
   CHECK(schema_problems(tmp.file("merged/manifest.json")).empty());
 
+  // A parameter sweep (specd calibrate sweep), chosen and not.
+  Artifact swept = whole;
+  SweepCalibration sweep;
+  sweep.provenance = test::fake_provenance("sweep");
+  sweep.family = "pld";
+  sweep.grid = {{"tokens", {5, 10}, {"5", "10"}}};
+  sweep.planned_runs = 3;
+  SweepRun run;
+  run.index = 1;
+  run.values = {5};
+  run.point = "tokens=5";
+  run.stats.push_back(SweepStats{});
+  run.stats.back().category = "overall";
+  sweep.runs = {run};
+  sweep.chosen = 1;
+  sweep.choice = "sweep run 1 of 3: 1.00x AR, fastest lossless";
+  swept.sweeps = {sweep};
+  write_artifact(tmp.file("swept"), swept);
+  CHECK(schema_problems(tmp.file("swept/manifest.json")) == std::vector<std::string>{});
+  swept.sweeps[0].chosen.reset();
+  write_artifact(tmp.file("swept"), swept);
+  CHECK(schema_problems(tmp.file("swept/manifest.json")) == std::vector<std::string>{});
+
   Artifact bare = whole;
   bare.draft.reset();
   bare.csd.reset();
@@ -87,6 +111,6 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
     m["files"]["calibration.h5"]["schema_version"] = 1;
   });
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
-        std::vector<std::string>{"/files/calibration.h5/schema_version: not 2", "/pair/target: missing vocab_size",
+        std::vector<std::string>{"/files/calibration.h5/schema_version: not 3", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
 }

@@ -1,0 +1,310 @@
+// specd calibrate sweep: a method family's parameters over a grid, each point measured against AR
+// on the calibration prompts (calibrate/sweep_runs.h); the runs and the chosen point go into the
+// pair's artifact, whose thresholds `generate/bench --artifact` then deploy
+// (speculative/method_params.h). The choice rule is calibrate/sweep_choice.h. Parsing, the plan,
+// the journal and printing here.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+#include "artifact/artifact_reader.h"
+#include "calibrate/artifact_writer.h"
+#include "calibrate/calibration_journal.h"
+#include "calibrate/sweep_choice.h"
+#include "calibrate/sweep_runs.h"
+#include "calibrate_common.h"
+#include "commands.h"
+#include "method_options.h"
+#include "model/llama_model.h"
+#include "model_files.h"
+#include "options.h"
+#include "speculative/draft_model_runner.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace specd::cli {
+namespace {
+
+// One --grid NAME=v1,v2,...: the family's parameter and its values as typed.
+SweepAxis parse_axis(const std::string& family, const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) input_error("--grid", "must be NAME=v1,v2,... (got '" + text + "')");
+  const std::string name = text.substr(0, eq);
+  const MethodParam* param = find_param(family, name);
+  if (!param) {
+    std::string known;
+    for (const MethodParam* p : params_of(family)) known += (known.empty() ? "" : ", ") + p->name;
+    input_error("--grid", "'" + name + "' is not a parameter of " + family + " (known: " + known + ")");
+  }
+  SweepAxis axis;
+  axis.name = name;
+  std::string rest = text.substr(eq + 1);
+  size_t start = 0;
+  while (true) {
+    const size_t comma = rest.find(',', start);
+    const std::string value = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (value.empty()) input_error("--grid", name + ": an empty value in '" + text + "'");
+    const double parsed = parse_param_value(*param, value, "--grid");
+    if (std::find(axis.values.begin(), axis.values.end(), parsed) != axis.values.end())
+      input_error("--grid", name + ": the value '" + value + "' is given twice");
+    axis.values.push_back(parsed);
+    axis.texts.push_back(param_value_text(*param, parsed));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return axis;
+}
+
+// The grid's points, the first axis varying slowest: value indices per axis.
+std::vector<std::vector<size_t>> grid_points(const std::vector<SweepAxis>& grid) {
+  std::vector<std::vector<size_t>> points{{}};
+  for (const SweepAxis& axis : grid) {
+    std::vector<std::vector<size_t>> next;
+    for (const auto& p : points)
+      for (size_t v = 0; v < axis.values.size(); ++v) {
+        next.push_back(p);
+        next.back().push_back(v);
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+struct PlannedRun {
+  int32_t index = 0;
+  std::vector<double> values;
+  std::string point;
+};
+
+std::string point_text(const std::string& family, const std::vector<SweepAxis>& grid, const std::vector<double>& values) {
+  std::string text;
+  for (size_t i = 0; i < grid.size(); ++i)
+    text += (text.empty() ? "" : " ") + grid[i].name + "=" + param_value_text(*find_param(family, grid[i].name), values[i]);
+  return text;
+}
+
+MethodOptions options_at(const MethodOptions& base, const std::string& family, const std::vector<SweepAxis>& grid,
+                         const std::vector<double>& values) {
+  MethodOptions options = base;
+  for (size_t i = 0; i < grid.size(); ++i) find_param(family, grid[i].name)->set(options, values[i]);
+  return options;
+}
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void print_runs(const SweepCalibration& sweep) {
+  const bool chrf = sweep_applies_chrf(sweep);
+  size_t width = 5;
+  for (const SweepRun& r : sweep.runs) width = std::max(width, r.point.size());
+  std::printf("  %4s  %-*s  %5s  %6s  %14s  %8s  %7s  %6s  %s\n", "run", static_cast<int>(width), "point", "MAT", "accept", "speedup +-95%",
+              "NLL dif", chrf ? "chrF/AR" : "(chrF)", "eq AR", "");
+  for (const SweepRun& r : sweep.runs) {
+    const SweepStats& o = r.overall();
+    const std::string speedup = fixed(o.speedup, 2) + "x +- " + fixed(o.speedup_ci95, 2);
+    const std::string mark = sweep.chosen && *sweep.chosen == r.index ? "<- chosen"
+                             : sweep_run_within_bounds(sweep, r) ? ""
+                                                                 : "(out of bounds)";
+    std::printf("  %4d  %-*s  %5.2f  %6.3f  %14s  %+8.4f  %7.1f  %6s  %s\n", r.index, static_cast<int>(width), r.point.c_str(), o.mat,
+                o.acceptance, speedup.c_str(), o.nll_per_token - o.ar_nll_per_token, o.chrf_vs_ar,
+                (std::to_string(o.equal_to_ar) + "/" + std::to_string(o.prompts)).c_str(), mark.c_str());
+  }
+  if (!chrf)
+    std::printf("  (at temperature %g the method's and AR's samples differ even without drift: chrF vs AR is shown, not applied)\n",
+                sweep.provenance.temperature);
+  if (sweep.runs.empty()) return;
+  auto by_speed = [](const SweepRun& a, const SweepRun& b) { return a.overall().speedup < b.overall().speedup; };
+  const SweepRun& best = *std::max_element(sweep.runs.begin(), sweep.runs.end(), by_speed);
+  const SweepRun& worst = *std::min_element(sweep.runs.begin(), sweep.runs.end(), by_speed);
+  auto base = std::find_if(sweep.runs.begin(), sweep.runs.end(), [](const SweepRun& r) { return r.index == 0; });
+  std::printf("  sensitivity: best %.2fx (run %d: %s), base %s, worst %.2fx (run %d: %s)\n", best.overall().speedup, best.index,
+              best.point.c_str(), base == sweep.runs.end() ? "not in this shard" : (fixed(base->overall().speedup, 2) + "x (run 0: " + base->point + ")").c_str(),
+              worst.overall().speedup, worst.index, worst.point.c_str());
+}
+
+}  // namespace
+
+int run_calibrate_sweep(const Args& args) {
+  CommonArgs a;
+  MethodArgs m;
+  std::string policy;
+  std::vector<std::string> grid_texts;
+  int repeats = 3;
+  SamplingParams sampling;
+  double max_nll_increase = 0.05, min_chrf = 90;
+  po::options_description desc("specd calibrate sweep");
+  add_common(desc, a, /*with_draft=*/false, "I/N: measure grid points I, I+N, I+2N, ... (run 0 is the base point; merge with specd artifact merge)");
+  desc.add_options()
+      ("policy", po::value(&policy)->required(), "the method family whose parameters are swept (pld, sam, csd, arc, ...)")
+      ("grid", po::value(&grid_texts)->composing(), "NAME=v1,v2,...: a parameter of the family and its values (repeat; the first varies slowest)")
+      ("repeats", po::value(&repeats)->default_value(3), "timed runs per prompt and method (median)")
+      ("temperature", po::value(&sampling.temperature)->default_value(0.0), "sampling temperature (0: greedy)")
+      ("top-k", po::value(&sampling.top_k)->default_value(0), "top-k (0: off)")
+      ("top-p", po::value(&sampling.top_p)->default_value(1.0), "top-p (1: off)")
+      ("seed", po::value(&sampling.seed)->default_value(0), "sampling seed")
+      ("max-nll-increase", po::value(&max_nll_increase)->default_value(0.05, "0.05"),
+       "lossy methods: the most the target's NLL per token may rise over AR's (nats)")
+      ("min-chrf", po::value(&min_chrf)->default_value(90), "lossy methods at temperature 0: the least chrF of the output against AR's (0-100)");
+  add_method_options(desc, m);
+  po::variables_map vm;
+  if (!parse(args, desc, vm,
+             "usage: specd calibrate sweep --policy P --grid NAME=v1,v2,... [--grid ...] --out DIR [--resume] [--shard I/N] [method options]"))
+    return 0;
+  finish_method_options(m, vm);
+  check_sampling_options(sampling);
+  if (repeats < 1) input_error("--repeats", "must be at least 1");
+  if (!std::isfinite(max_nll_increase)) input_error("--max-nll-increase", "must be a finite number");
+  if (!(min_chrf >= 0 && min_chrf <= 100)) input_error("--min-chrf", "must be in [0, 100]");
+  const MethodInfo& info = method_option(policy, "--policy");
+  const std::string family = method_family(policy);
+  if (family != policy)
+    input_error("--policy", policy + " shares the parameters of " + family + ", whose sweep it deploys: sweep --policy " + family);
+  if (!info.build) input_error("--policy", policy + " has no parameters to sweep");
+  if (grid_texts.empty()) input_error("--grid", "give at least one NAME=v1,v2,... (parameters of " + family + ")");
+  std::vector<SweepAxis> grid;
+  for (const std::string& text : grid_texts) {
+    SweepAxis axis = parse_axis(family, text);
+    for (const SweepAxis& other : grid)
+      if (other.name == axis.name) input_error("--grid", axis.name + " is given twice");
+    grid.push_back(std::move(axis));
+  }
+
+  // The base point: the options as given (defaults and typed flags), no artifact thresholds.
+  const MethodOptions base = deployed_options(m, family, nullptr);
+  std::vector<PlannedRun> plan;
+  {
+    std::vector<double> values;
+    for (const SweepAxis& axis : grid) values.push_back(find_param(family, axis.name)->get(base));
+    plan.push_back({0, values, point_text(family, grid, values)});
+    for (const std::vector<size_t>& point : grid_points(grid)) {
+      values.clear();
+      for (size_t i = 0; i < grid.size(); ++i) values.push_back(grid[i].values[point[i]]);
+      plan.push_back({static_cast<int32_t>(plan.size()), values, point_text(family, grid, values)});
+    }
+  }
+  CalibrationProvenance provenance;
+  std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "sweep"));
+  if (a.max_new_tokens > 0)
+    for (WorkloadItem& item : items) item.max_new_tokens = a.max_new_tokens;
+  provenance.seed = sampling.seed;
+  provenance.temperature = sampling.temperature;
+  provenance.top_k = sampling.top_k;
+  provenance.top_p = sampling.top_p;
+  nlohmann::json base_json = nlohmann::json::object(), grid_json = nlohmann::json::object();
+  for (const MethodParam* p : params_of(family)) base_json[p->name] = param_value_text(*p, p->get(base));
+  for (const SweepAxis& axis : grid) grid_json[axis.name] = axis.texts;
+  provenance.options = {{"family", family}, {"grid", grid_json}, {"base", base_json}, {"repeats", repeats}, {"max_new_tokens", a.max_new_tokens}};
+
+  const bool needs_draft = info.draft != DraftModelUse::None;
+  ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  std::shared_ptr<const LlamaModel> draft = needs_draft ? LlamaModel::load(m.draft_dir, a.device) : nullptr;
+  check_tree_vocabulary(m, files.model->config().vocab_size);
+  Artifact artifact = artifact_for(a.out, a.target_dir, info.draft == DraftModelUse::Required ? m.draft_dir : "");
+  // A method that loads a calibration (csd's memory, sam's corpus, arc's constants) takes it from
+  // --artifact, else from the pair's artifact being added to.
+  std::shared_ptr<const Artifact> given = load_artifact(m, a.target_dir, draft != nullptr);
+  const bool out_is_artifact = std::filesystem::exists(std::filesystem::path(a.out) / kManifestFile);
+  const Artifact* policy_artifact = given ? given.get() : out_is_artifact ? &artifact : nullptr;
+
+  SweepSetup setup;
+  setup.target = files.model.get();
+  setup.draft = draft;
+  setup.tokenizer = &files.tokenizer;
+  setup.artifact = policy_artifact;
+  setup.artifact_name = given ? m.artifact_dir : a.out;
+  setup.family = family;
+  setup.items = items;
+  setup.repeats = repeats;
+  setup.sampling = sampling;
+  setup.stop_tokens = files.stop_tokens;
+
+  // Every point must build before anything is measured (a bad value fails now, naming --grid).
+  std::vector<PlannedRun> owned;
+  for (const PlannedRun& run : plan) {
+    MethodOptions options = options_at(base, family, grid, run.values);
+    options.adaptive_budget = false;  // no cost curve to measure for a check
+    auto build = [&] {
+      MethodContext context{*files.model, draft, sampling, options, policy_artifact, setup.artifact_name};
+      const Policy built = make_policy(family, context);
+      if (built.max_nodes > DraftModelRunner::kTreeRows)
+        input_error("method " + family, "drafts " + std::to_string(built.max_nodes) + " nodes a step; the most is " +
+                                            std::to_string(DraftModelRunner::kTreeRows));
+    };
+    if (run.index == 0) {
+      build();  // the base point: its errors are the options' own (a missing calibration, a bad flag)
+    } else {
+      try {
+        build();
+      } catch (const InputError& e) {
+        input_error("--grid", run.point + ": " + e.what());
+      }
+    }
+    if (run.index % a.shard_count == a.shard_index) owned.push_back(run);
+  }
+
+  CalibrationJournal journal(a.out + ".sweep-journal.sqlite", identity("sweep", artifact, provenance), a.resume);
+  std::set<int32_t> finished;
+  for (const SweepRun& r : journal.sweep_runs()) finished.insert(r.index);
+  std::vector<PlannedRun> todo;
+  for (const PlannedRun& run : owned)
+    if (!finished.count(run.index)) todo.push_back(run);
+  if (!finished.empty()) std::fprintf(stderr, "calibrate sweep: resuming, %zu of %zu runs already done\n", finished.size(), owned.size());
+  Progress progress(static_cast<int64_t>(todo.size()) * sweep_run_requests(setup), "calibrate sweep " + family, "requests");
+  for (const PlannedRun& run : todo) {
+    progress.note("run " + std::to_string(run.index) + " of " + std::to_string(plan.size()) + ": " + run.point);
+    journal.record_sweep_run(measure_sweep_run(setup, run.index, options_at(base, family, grid, run.values), run.values, run.point, progress));
+  }
+  progress.done();
+
+  SweepCalibration sweep;
+  sweep.provenance = provenance;
+  sweep.family = family;
+  sweep.lossless = info.lossless;
+  sweep.grid = grid;
+  sweep.planned_runs = static_cast<int32_t>(plan.size());
+  sweep.max_nll_increase = max_nll_increase;
+  sweep.min_chrf = min_chrf;
+  sweep.runs = journal.sweep_runs();
+  for (const SweepRun& r : sweep.runs) sweep.provenance.wall_s += r.wall_s;
+  artifact.sweeps.erase(std::remove_if(artifact.sweeps.begin(), artifact.sweeps.end(), [&](const SweepCalibration& s) { return s.family == family; }),
+                        artifact.sweeps.end());
+  SweepChoice choice;
+  if (a.shard_count == 1) {
+    choice = apply_sweep_choice(artifact, sweep);
+  } else {
+    // A shard's runs are part of the choice's input: `artifact merge` chooses over all of them.
+    sweep.choice = "a shard: chosen when the shards are merged (specd artifact merge)";
+    artifact.thresholds.erase(std::remove_if(artifact.thresholds.begin(), artifact.thresholds.end(),
+                                             [&](const Threshold& t) { return replaced_by(sweep, t); }),
+                              artifact.thresholds.end());
+  }
+  artifact.sweeps.push_back(sweep);
+  write_artifact(a.out, artifact);
+  journal.remove();
+
+  std::printf("wrote %s: sweep of %s (%s), %zu of %zu runs, shard %d/%d, %zu prompts, T=%.2f, %d repeats\n", a.out.c_str(), family.c_str(),
+              info.lossless ? "lossless: the fastest run is chosen" : "lossy: the fastest run within the drift bounds is chosen",
+              sweep.runs.size(), plan.size(), a.shard_index, a.shard_count, items.size(), sampling.temperature, repeats);
+  print_runs(sweep);
+  if (a.shard_count > 1) {
+    std::printf("  a shard: the run to deploy is chosen when the shards are merged (specd artifact merge)\n");
+    return 0;
+  }
+  if (!choice.run) {
+    std::printf("  chosen: none\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "calibrate sweep: no run chosen: %s\n", choice.reason.c_str());
+    return 1;
+  }
+  std::printf("  chosen: %s; deployed by --artifact %s unless a flag is typed\n", choice.reason.c_str(), a.out.c_str());
+  return 0;
+}
+
+}  // namespace specd::cli
