@@ -240,9 +240,9 @@ const std::vector<int32_t>& AdaPldDrafter::top_ids(int32_t position) const {
 
 int32_t AdaPldDrafter::proposal_class() const {
   switch (retrieval_) {
-    case AdaPldRetrieval::Lexical: return 1;
-    case AdaPldRetrieval::Semantic: return 2;
-    default: return 3;
+    case AdaPldRetrieval::Lexical: return agreement_;
+    case AdaPldRetrieval::Semantic: return 4;
+    default: return 5;
   }
 }
 
@@ -262,6 +262,11 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   const int32_t anchor = rerank(anchors.positions, end - 1);
   anchor_ = anchor;
   const bool lexical = anchors.kind == AdaPldRetrieval::Lexical;
+  // How far the text before the anchor agrees with the text before the root (the anchor itself
+  // counts 1, at most 3): the budget keeps an acceptance estimate per agreement, as PLD's per
+  // n-gram length, so that a copy after a longer agreement may draft longer.
+  agreement_ = 1;
+  while (lexical && agreement_ < 3 && anchor - agreement_ >= 0 && text_[anchor - agreement_] == text_[end - agreement_]) ++agreement_;
 
   const int32_t nodes = std::min(request.max_nodes, request.nodes_for(proposal_class()));
   const int32_t depth = request.max_depth;

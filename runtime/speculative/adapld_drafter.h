@@ -15,9 +15,11 @@
 //    SamplingAcceptor's point-mass rule).
 //  * Budget (N nodes from DraftRequest::nodes_for, depth from max_depth): the main path first,
 //    then the branches in top-K order, then successors in branch order. The cost-aware budget
-//    sizes N for a chain, and on the demo pair the copy path's later tokens are accepted far
-//    more often than branches (main path first: MAT 1.78 over code editing and summarization,
-//    main path and branches alternating: 1.66). A budget of L + 2K holds the paper's whole tree.
+//    sizes N for a chain (its acceptance estimates are per proposal_class(): the lexical
+//    agreement length, semantic, none), and on the demo pair the copy path's later tokens are
+//    accepted far more often than branches (in one quick bench over code editing and
+//    summarization, main path first: MAT 1.78; main path and branches alternating: 1.66).
+//    A budget of L + 2K holds the paper's whole tree.
 //  * No anchor at all: the root alone (an AR step).
 // The target's top-(K+1) per committed position and its layer-l hidden states are kept as the
 // forwards produce them (prefill rows, then each step's committed path rows); nothing re-runs
@@ -49,7 +51,8 @@ class AdaPldDrafter : public Drafter {
   void observe_prefill(const TargetOutputs& prefill) override;
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
-  // 1: lexical hit, 2: semantic hit, 3: no anchor (an AR step).
+  // Lexical hit: 1 to 3, how many tokens before and at the anchor equal those before and at the
+  // root; 4: semantic hit; 5: no anchor (an AR step).
   int32_t proposal_class() const override;
   bool limits_itself() const override { return true; }
   std::string step_detail() const override;
@@ -99,7 +102,7 @@ class AdaPldDrafter : public Drafter {
 
   // The last step, for proposal_class() and the trace.
   AdaPldRetrieval retrieval_ = AdaPldRetrieval::None;
-  int32_t candidates_ = 0, anchor_ = -1, main_ = 0, branches_ = 0, successors_ = 0;
+  int32_t candidates_ = 0, anchor_ = -1, main_ = 0, branches_ = 0, successors_ = 0, agreement_ = 1;
   std::string reuse_ = "none";
 };
 

@@ -221,7 +221,11 @@ TEST_CASE("adapld's anchors, reranking, branches, successors and budget equal a 
     CHECK(tree.parents == expected.parents);
     CHECK(tree.sources == expected.sources);
     for (float q : tree.q) CHECK(q == 1.0f);
-    CHECK(drafter.proposal_class() == (e.kind == AdaPldRetrieval::Lexical ? 1 : e.kind == AdaPldRetrieval::Semantic ? 2 : 3));
+    int agreement = 1;  // the anchor, then the tokens before it that equal those before the root
+    while (e.kind == AdaPldRetrieval::Lexical && agreement < 3 && e.anchor - agreement >= 0 &&
+           memory[e.anchor - agreement] == memory[memory.size() - 1 - agreement])
+      ++agreement;
+    CHECK(drafter.proposal_class() == (e.kind == AdaPldRetrieval::Lexical ? agreement : e.kind == AdaPldRetrieval::Semantic ? 4 : 5));
     lexical += e.kind == AdaPldRetrieval::Lexical;
     semantic_hits += e.kind == AdaPldRetrieval::Semantic;
     none += e.kind == AdaPldRetrieval::None;
@@ -284,16 +288,17 @@ TEST_CASE("adapld drafts only the root when nothing matches, and the ablations d
   drafter.begin(prompt, 0);
   DraftTree tree = drafter.propose(DraftRequest{prompt, 9, 50, 50});
   CHECK(tree.size() == 1);
-  CHECK(drafter.proposal_class() == 3);
+  CHECK(drafter.proposal_class() == 5);
 
   // No hidden states or logits kept (a text the engine never fed): the lexical hit still copies,
   // every candidate scores -inf, and the latest wins.
   tree = drafter.propose(DraftRequest{prompt, 1, 50, 50});  // anchors 0 and 3: 3 wins
   CHECK(tree.tokens == Tokens{1, 2, 1});                     // M_4, then M_5 = the root
   CHECK(tree.parents == std::vector<int32_t>{-1, 0, 1});
-  CHECK(drafter.proposal_class() == 1);
+  CHECK(drafter.proposal_class() == 1);  // M_2 = 3 differs from M_4 = 2: the anchor alone agrees
   tree = drafter.propose(DraftRequest{prompt, 3, 2, 50});  // anchor 2, two nodes of M_3.. = 1, 2, 3
   CHECK(tree.tokens == Tokens{3, 1, 2});
+  CHECK(drafter.proposal_class() == 3);  // 1, 2, 3 before and at the anchor; 1, 2 before the root 3
   o.use_branches = false;
   AdaPldDrafter no_branches(o, 0, {});
   CHECK_FALSE(no_branches.needs().target_logits);
