@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "artifact/artifact.h"
+#include "bench/drafting_stats.h"
 #include "bench/forward_cost.h"
 #include "bench/method_comparison.h"
 #include "calibrate/memory_update.h"
@@ -75,14 +76,16 @@ int64_t longest_request(const std::vector<WorkloadItem>& items, const Tokenizer&
 
 void print_table(const ComparisonResult& result, const std::vector<std::string>& methods, const nlohmann::json& report, bool greedy,
                  bool quality) {
+  int w = 14;  // the method column fits the longest name (ablations: adapld-no-successors)
+  for (const auto& m : methods) w = std::max(w, static_cast<int>(m.size()));
   std::printf("\nspeedup: mean over prompts of throughput / AR's, prefill included (Spec-Bench), with the half-width of its 95%%\n"
               "interval over prompts; decode: the same without the prefill\n");
-  std::printf("%-14s %-14s %6s %8s %11s %8s %6s %7s%s\n", "category", "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
+  std::printf("%-14s %-*s %6s %8s %11s %8s %6s %7s%s\n", "category", w, "method", "MAT", "accept", "tokens/s", "speedup", "+-95%",
               "decode", greedy ? "  =AR" : "");
   for (const auto& c : result.categories) {
     for (const auto& m : methods) {
       const auto& j = report["results"][m][c];
-      std::printf("%-14s %-14s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), m.c_str(), j["mat"].get<double>(),
+      std::printf("%-14s %-*s %6.2f %7.1f%% %11.1f %7.2fx %6.2f %6.2fx%s\n", c.c_str(), w, m.c_str(), j["mat"].get<double>(),
                   100.0 * j["acceptance_rate"].get<double>(), j["tokens_per_s"].get<double>(), j["speedup"].get<double>(),
                   j["speedup_ci95"].get<double>(), j["decode_speedup"].get<double>(),
                   greedy ? ("  " + j["equal_to_ar"].get<std::string>()).c_str() : "");
@@ -92,12 +95,12 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
   std::printf("\ndrift and quality: outputs equal to AR's and the mean index of the first differing token (T=0 only),\n"
               "rescued/relaxed tokens per generated token, the target's NLL per generated token (nats), chrF against the\n"
               "workload's references (0-100)\n");
-  std::printf("%-14s %-14s %9s %9s %9s %9s %7s\n", "category", "method", "=AR", "diverge@", "rescued", "NLL", "chrF");
+  std::printf("%-14s %-*s %9s %9s %9s %9s %7s\n", "category", w, "method", "=AR", "diverge@", "rescued", "NLL", "chrF");
   for (const auto& c : result.categories) {
     for (const auto& m : methods) {
       const auto& j = report["results"][m][c];
       const double rescued = j["rescued_per_token"].get<double>() + j["relaxed_per_token"].get<double>();
-      std::printf("%-14s %-14s %9s %9s %8.1f%% %9s %7s\n", c.c_str(), m.c_str(), greedy ? j["equal_to_ar"].get<std::string>().c_str() : "-",
+      std::printf("%-14s %-*s %9s %9s %8.1f%% %9s %7s\n", c.c_str(), w, m.c_str(), greedy ? j["equal_to_ar"].get<std::string>().c_str() : "-",
                   greedy && !j["mean_first_divergence"].is_null() ? std::to_string(static_cast<int>(j["mean_first_divergence"].get<double>())).c_str() : "-",
                   100.0 * rescued, j["nll_per_token"].is_null() ? "-" : std::to_string(j["nll_per_token"].get<double>()).substr(0, 5).c_str(),
                   j["chrf"].is_null() ? "-" : std::to_string(j["chrf"].get<double>()).substr(0, 5).c_str());
@@ -105,9 +108,10 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
   }
 }
 
-// What makes an interrupted bench the same bench: its options, less where its outputs go.
+// What makes an interrupted bench the same bench: its options, less where its outputs go and
+// the per-method "settings" a run records (they follow from the options and the artifact).
 nlohmann::json resume_identity(nlohmann::json options) {
-  for (const char* output : {"json", "save-memory"}) options.erase(output);
+  for (const char* output : {"json", "save-memory", "settings"}) options.erase(output);
   return options;
 }
 
@@ -285,7 +289,13 @@ int run_bench_methods(const Args& args) {
 
   const size_t remaining = setup.items.size() - finished.size();
   Progress progress(static_cast<int64_t>(remaining * setup.methods.size() * setup.repeats), "bench", "requests");
-  const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress, write_item, finished);
+  // Drafting statistics (AdaPLD's retrieval and reuse, ReSpec's trigger) of the items measured now.
+  std::map<std::string, DraftingStats> drafting;
+  const auto on_item = [&](const ItemResult& measured) {
+    for (const auto& [m, run] : measured.runs) drafting[m].add(run.traces);
+    if (write_item) write_item(measured);
+  };
+  const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress, on_item, finished);
   progress.done();
   if (sink)
     for (const auto& m : setup.methods) sink->finish_run(trace_runs.at(m));
@@ -306,6 +316,10 @@ int run_bench_methods(const Args& args) {
     report["lossless"][m] = find_method(m).lossless;
     if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);
     for (const auto& c : result.categories) report["results"][m][c] = result.tallies.at(m).at(c).to_json(greedy, setup.quality);
+    if (drafting.count(m) && !drafting.at(m).empty()) {
+      report["drafting"][m] = drafting.at(m).to_json();
+      if (resume) report["drafting"][m]["resumed_items_excluded"] = finished.size();
+    }
   }
 
   std::printf("specd bench: %zu prompts (first %lld per category), %d repeats (median wall time), T=%.2f, target %s%s%s\n",
@@ -321,6 +335,11 @@ int run_bench_methods(const Args& args) {
   print_curve("target", report["target_forward_ms"]);
   if (draft) print_curve("draft", report["draft_forward_ms"]);
   print_table(result, setup.methods, report, greedy, setup.quality);
+  for (const auto& m : setup.methods) {
+    if (!drafting.count(m) || drafting.at(m).empty()) continue;
+    std::printf("%s drafting%s:\n", m.c_str(), resume ? " (the prompts measured now; the resumed ones are not included)" : "");
+    for (const std::string& line : drafting.at(m).summary_lines()) std::printf("  %s\n", line.c_str());
+  }
   if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
   if (!save_memory.empty()) {
     const CorrectionMemory& memory = *policies.at(memory_method).memory;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "speculative/acceptor.h"
+#include "speculative/embedding_lookup.h"
 
 namespace specd {
 
@@ -31,12 +32,6 @@ struct ArcLtsConstants {
   double tau_delta = 0;    // > 0
   double epsilon = 1e-6;   // clamp of p~ before the log, > 0
   std::vector<float> whitening;  // W's diagonal, one entry per embedding dimension
-};
-
-// The target's input embeddings without torch: row(token, out) writes hidden_size floats.
-struct EmbeddingLookup {
-  int64_t hidden_size = 0;
-  std::function<void(int32_t token, float* out)> row;
 };
 
 // One rejected child's bound terms.

@@ -5,6 +5,7 @@
 
 #include "bench/forward_cost.h"
 #include "model/llama_model.h"
+#include "speculative/adapld_drafter.h"
 #include "speculative/arc_acceptor.h"
 #include "speculative/calibrated_parts.h"
 #include "speculative/model_chain_drafter.h"
@@ -123,6 +124,30 @@ void build_respec(Policy& policy, const MethodContext& c, bool trigger, bool ema
   policy.max_depth = std::max(options.draft_length, c.draft ? c.options.tree.depth : 0);
 }
 
+// AdaPLD and its ablations: retrieval from prompt + output with the target's own top-K and
+// layer-l states (kept by the drafter as the forwards produce them), lossless tree verification.
+void build_adapld(Policy& policy, const MethodContext& c, bool semantic, bool branches, bool successors) {
+  AdaPldOptions options = c.options.adapld;
+  validate(options);
+  options.semantic = options.semantic && semantic;
+  options.use_branches = options.use_branches && branches;
+  options.use_successors = options.use_successors && successors && options.use_branches;
+  const int64_t layers = c.target.config().num_hidden_layers;
+  if (options.layer > layers)
+    input_error("method " + policy.method, "layer " + std::to_string(options.layer) + " is past the target's " +
+                                               std::to_string(layers) + " layers");
+  const int32_t layer = options.layer < 0 ? static_cast<int32_t>((layers + 1) / 2) : options.layer;
+  const LlamaModel* target = &c.target;  // outlives the policy (decode_with takes it again)
+  EmbeddingLookup embeddings;
+  if (options.semantic)
+    embeddings = {c.target.config().hidden_size, [target](int32_t token, float* out) { target->embedding_row(token, out); }};
+  policy.drafter = std::make_unique<AdaPldDrafter>(options, layer, std::move(embeddings), policy.method);
+  policy.acceptor = std::make_unique<SamplingAcceptor>();
+  const int32_t k = options.use_branches ? options.branches : 0;
+  policy.max_nodes = options.max_copy + k * (options.use_successors ? 2 : 1);
+  policy.max_depth = std::max(options.max_copy, options.use_successors && k > 0 ? 2 : 1);
+}
+
 }  // namespace
 
 const std::vector<MethodInfo>& method_registry() {
@@ -159,6 +184,15 @@ const std::vector<MethodInfo>& method_registry() {
        false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }, "respec"},
       {"respec-lossless", "ReSpec ablation: no relaxed verification, lossless (its lossless hybrid)", DraftModelUse::Optional, true,
        "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }, "respec"},
+      // AdaPLD (adapld.txt) and its ablations (its Table 4), all lossless and model-free.
+      {"adapld", "AdaPLD: lexical anchors, embedding fallback, hidden-state reranking; copy path, top-K branches, successors",
+       DraftModelUse::None, true, "", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }},
+      {"adapld-lexical-only", "AdaPLD ablation: no semantic fallback", DraftModelUse::None, true, "",
+       [](Policy& p, const MethodContext& c) { build_adapld(p, c, false, true, true); }, "adapld"},
+      {"adapld-no-branches", "AdaPLD ablation: the main copy path only (no branches, no successors)", DraftModelUse::None, true, "",
+       [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, false, false); }, "adapld"},
+      {"adapld-no-successors", "AdaPLD ablation: copy path and branches, no successors", DraftModelUse::None, true, "",
+       [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, false); }, "adapld"},
   };
   return methods;
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_helpers.h"
 #include "fixture_models.h"
 #include "io/safetensors.h"
@@ -271,4 +273,31 @@ TEST_CASE("specd bench --methods compares every method with AR and its traces re
   require_one_line_error(run_cli("bench --methods sd,medusa --model " + target + " --draft " + draft + " --workloads " + workloads), "medusa");
   write_text(workloads + "/broken.jsonl", "{\"id\": \"b\"}\n");
   require_one_line_error(run_cli("bench --methods pld --model " + target + " --workloads " + workloads), "broken.jsonl:1");
+}
+
+TEST_CASE("specd bench prints and reports the drafting statistics of methods that trace them", "[cli][bench][adapld]") {
+  std::string target = model_with_tokenizer("cli-bench-drafting-target");
+  std::string workloads = test::fixture_dir("cli-bench-drafting-workloads");
+  write_text(workloads + "/code_editing.jsonl",
+             "{\"id\": \"ce-1\", \"category\": \"code_editing\", \"prompt\": \"def the thing def the thing x = y + 1\", "
+             "\"max_new_tokens\": 24}\n");
+  std::string json = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-drafting.json";
+  CliResult r = run_cli("bench --methods pld,adapld --model " + target + " --workloads " + workloads + " --max-prompts 1 --repeats 1 --json " + json);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("adapld drafting:") != std::string::npos);
+  CHECK(r.out.find("pld drafting:") == r.out.find("adapld drafting:") + 3);  // pld traces no drafting details
+  CHECK(r.out.find("% of") != std::string::npos);
+  const auto report = nlohmann::json::parse(slurp(json));
+  REQUIRE(report["drafting"].contains("adapld"));
+  CHECK_FALSE(report["drafting"].contains("pld"));
+  const auto& adapld = report["drafting"]["adapld"];
+  int64_t retrieval = 0, reuse = 0, lengths = 0;
+  for (const auto& [value, n] : adapld["values"]["retrieval"].items()) retrieval += n.get<int64_t>();
+  for (const auto& [value, n] : adapld["values"]["reuse"].items()) reuse += n.get<int64_t>();
+  for (const auto& [length, n] : adapld["accepted_length"].items()) lengths += n.get<int64_t>();
+  CHECK(adapld["steps"].get<int64_t>() > 0);
+  CHECK(retrieval == adapld["steps"].get<int64_t>());  // one retrieval outcome and one reuse kind per step
+  CHECK(reuse == adapld["steps"].get<int64_t>());
+  CHECK(lengths == adapld["reuse_steps"].get<int64_t>());
 }

@@ -336,3 +336,7 @@ TEST_CASE("a reused sd policy samples a request's drafts from that request's see
     CHECK(decode_with(*target, reused, prompt, generate).tokens == decode_with(*target, fresh, prompt, generate).tokens);
   }
 }
+
+TEST_CASE("at T > 0 adapld commits tokens distributed as the target's", "[spec][sampling][distribution][adapld]") {
+  check_distribution("adapld");
+}

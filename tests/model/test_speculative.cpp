@@ -11,6 +11,8 @@
 
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "artifact/artifact.h"
 
 using namespace specd;
@@ -61,7 +63,8 @@ TEST_CASE("at T=0 every method emits the autoregressive tokens", "[spec][greedy-
   std::shared_ptr<const LlamaModel> same = test::load_model(target_dir);
   std::shared_ptr<const LlamaModel> other = test::load_model(test::write_model("spec-draft", cfg, DType::BF16, 99));
   auto draft = GENERATE_COPY(same, other);
-  auto method = GENERATE(as<std::string>{}, "sd", "sd-tree", "pld", "sam");
+  auto method = GENERATE(as<std::string>{}, "sd", "sd-tree", "pld", "sam", "adapld", "adapld-lexical-only", "adapld-no-branches",
+                         "adapld-no-successors");
   CAPTURE(method, draft == same);
 
   GenerateOptions options;
@@ -91,7 +94,8 @@ TEST_CASE("greedy identity holds when drafts run past EOS, the budget and the co
   std::string target_dir = test::write_model("spec-edges", cfg, DType::F32, 5);
   auto target = test::load_model(target_dir);
   std::shared_ptr<const LlamaModel> draft = test::load_model(target_dir);
-  auto method = GENERATE(as<std::string>{}, "sd", "sd-tree", "pld", "sam");
+  auto method = GENERATE(as<std::string>{}, "sd", "sd-tree", "pld", "sam", "adapld", "adapld-lexical-only", "adapld-no-branches",
+                         "adapld-no-successors");
   CAPTURE(method);
   const auto prompt = repetitive_prompt(cfg.vocab_size);
 
@@ -140,6 +144,15 @@ TEST_CASE("unknown methods and inconsistent drafts are refused naming the option
   shallow.tree = {4, 6, 3};
   CHECK_THROWS_WITH(make("sd-tree", target, shallow), Catch::StartsWith("method sd-tree: a tree budget of 3 nodes"));
   CHECK_THROWS_WITH(make("csd", target, defaults), "method csd: needs a calibration artifact (made by specd calibrate csd)");
+  MethodOptions deep;
+  deep.adapld.layer = static_cast<int32_t>(cfg.num_hidden_layers) + 1;
+  CHECK_THROWS_WITH(make("adapld-no-successors", nullptr, deep),
+                    "method adapld-no-successors: layer " + std::to_string(deep.adapld.layer) + " is past the target's " +
+                        std::to_string(cfg.num_hidden_layers) + " layers");
+  deep.adapld.layer = static_cast<int32_t>(cfg.num_hidden_layers);  // the last layer's output is allowed
+  CHECK_NOTHROW(make("adapld", nullptr, deep));
+  deep.adapld.tau_sim = 2;
+  CHECK_THROWS_WITH(make("adapld", nullptr, deep), "adapld: tau_sim must be in [-1, 1]");
   for (const MethodInfo& m : method_registry()) {
     CAPTURE(m.name);
     const bool lossy = m.name.rfind("csd", 0) == 0 || m.name == "arc" || m.name == "arc-lts-only" ||
@@ -212,4 +225,39 @@ TEST_CASE("csd rescues rejected drafts: more accepted, marked in the steps, outp
   CHECK(accepted_csd > accepted_sd);
   CHECK(b.tokens != a.tokens);
   CHECK(b.tokens.size() == a.tokens.size());
+}
+
+TEST_CASE("adapld and its ablations equal AR at T=0 on repetitive and plain prompts, layer by layer", "[spec][greedy-identity][adapld]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  auto target = test::load_model(test::write_model("spec-adapld", cfg, DType::F32, 33));
+  auto method = GENERATE(as<std::string>{}, "adapld", "adapld-lexical-only", "adapld-no-branches", "adapld-no-successors");
+  const int32_t layer = GENERATE(-1, 0, 3);
+  CAPTURE(method, layer);
+  GenerateOptions options;
+  options.max_new_tokens = 48;
+  std::vector<int32_t> copied;  // a prompt that quotes itself with edits, as code edits do
+  for (int r = 0; r < 3; ++r)
+    for (int32_t t : {40, 41, 42, 43, 44, 45, 46, 47, 48, 49}) copied.push_back(r == 1 && t == 44 ? 7 : t);
+  std::vector<std::vector<int32_t>> prompts{repetitive_prompt(cfg.vocab_size), {3, 1, 4, 1, 5, 9, 2, 6}, copied, {17}};
+  int64_t drafted = 0;
+  for (const auto& prompt : prompts) {
+    MethodOptions method_options;
+    method_options.adapld.layer = layer;
+    method_options.adaptive_budget = false;
+    Policy policy = make_policy(method, MethodContext{*target, nullptr, options.sampling, method_options, nullptr});
+    SpeculativeOptions spec;
+    spec.generate = options;
+    spec.max_draft_nodes = policy.max_nodes;
+    spec.max_draft_depth = policy.max_depth;
+    const SpeculativeOutput out = generate_speculative(*target, *policy.drafter, *policy.acceptor, prompt, spec);
+    CHECK(out.tokens == generate_autoregressive(*target, prompt, options).tokens);
+    for (const StepTrace& step : out.steps) {
+      drafted += step.draft_size;
+      const auto detail = nlohmann::json::parse(step.detail);
+      CHECK(detail["drafting"].contains("retrieval"));
+      CHECK(detail["drafting"].contains("reuse"));
+    }
+  }
+  CHECK(drafted > 0);
 }
