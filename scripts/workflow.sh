@@ -4,7 +4,7 @@
 # Needs a built specd (scripts/build.sh). CALIBRATION_PROMPTS limits the calibration prompts
 # (default: all 181); ARC_PROMPTS and AUDIT_PROMPTS those of calibrate arc (default: the same,
 # and 4 audit prompts per workload category); BENCH_PROMPTS the prompts per workload category of
-# the bench steps.
+# the bench steps; SWEEP_PROMPTS and SWEEP_REPEATS those of the threshold sweeps (default 60 and 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=${SPECD:-build/cli/specd}
@@ -35,3 +35,14 @@ rm -f "$traces"
   --temperature 1 --draft-budget fixed --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$traces"
 "$specd" audit arc --artifact "$artifact" --traces "$traces" --model "$target" || [ $? -eq 1 ]
 rm -f "$traces"
+# Threshold sweeps over the calibration prompts: each stores its runs and chosen point in the
+# artifact (exit 1 when no run of a lossy policy stays inside the drift bounds: reported, not a
+# failure here), then bench deploys the chosen points (the settings lines name their source).
+sweep=(--target "$target" --draft "$draft" --max-prompts "${SWEEP_PROMPTS:-60}" --repeats "${SWEEP_REPEATS:-3}" --out "$artifact")
+"$specd" calibrate sweep --policy pld --grid tokens=5,10,20 --grid match=earliest,latest "${sweep[@]}"
+"$specd" calibrate sweep --policy respec --grid theta_entropy=1.5,3,6 --grid tau=0,2 "${sweep[@]}" || [ $? -eq 1 ]
+"$specd" calibrate sweep --policy adapld --grid layer=1,3,6 --grid branches=2,8 "${sweep[@]}"
+"$specd" generate --model "$target" --method adapld --artifact "$artifact" --workload data/workloads/code_editing.jsonl \
+  --prompt-index 0 --max-new-tokens 64
+"$specd" bench --model "$target" --draft "$draft" --methods pld,sam,respec,adapld --artifact "$artifact" \
+  --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1

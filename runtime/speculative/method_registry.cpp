@@ -50,15 +50,19 @@ void build_pld(Policy& policy, const MethodContext& c) {
   policy.max_nodes = policy.max_depth = c.options.pld.num_pred_tokens;
 }
 
+// The draft model's tree that retrieval drafters (SAM, ReSpec) fall back to, owned by the policy;
+// null without a draft model.
+Drafter* fallback_tree(Policy& policy, const MethodContext& c) {
+  if (!c.draft) return nullptr;
+  check_tree(policy.method, c.options.tree);
+  auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
+  policy.owned.push_back(tree);
+  return tree.get();
+}
+
 void build_sam(Policy& policy, const MethodContext& c) {
   validate(c.options.sam);
-  Drafter* fallback = nullptr;
-  if (c.draft) {
-    check_tree(policy.method, c.options.tree);
-    auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
-    fallback = tree.get();
-    policy.owned.push_back(tree);
-  }
+  Drafter* fallback = fallback_tree(policy, c);
   std::shared_ptr<const StaticSam> corpus = sam_corpus_of(c.artifact, c.target.config());
   if (corpus) policy.owned.push_back(corpus);
   policy.drafter = std::make_unique<SamDrafter>(c.options.sam, fallback, corpus.get());
@@ -111,13 +115,7 @@ void build_respec(Policy& policy, const MethodContext& c, bool trigger, bool ema
   if (options.relaxed && options.phi > 0 && c.sampling.temperature > 0)
     input_error("method " + policy.method,
                 "relaxed verification is defined for greedy decoding (T=0); use respec-lossless or --respec-phi 0");
-  Drafter* fallback = nullptr;
-  if (c.draft) {
-    check_tree(policy.method, c.options.tree);
-    auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
-    fallback = tree.get();
-    policy.owned.push_back(tree);
-  }
+  Drafter* fallback = fallback_tree(policy, c);
   policy.drafter = std::make_unique<RespecDrafter>(options, fallback);
   policy.acceptor = std::make_unique<RespecAcceptor>(options);
   policy.max_nodes = std::max(options.candidates * options.draft_length, c.draft ? c.options.tree.nodes : 0);
@@ -152,22 +150,22 @@ void build_adapld(Policy& policy, const MethodContext& c, bool semantic, bool br
 
 const std::vector<MethodInfo>& method_registry() {
   static const std::vector<MethodInfo> methods{
-      {"ar", "autoregressive decoding, one target forward per token", DraftModelUse::None, true, "", nullptr},
-      {"sd", "draft-model chain of gamma tokens, lossless verification", DraftModelUse::Required, true, "", build_sd},
+      {"ar", "autoregressive decoding, one target forward per token", DraftModelUse::None, true, "", nullptr, ""},
+      {"sd", "draft-model chain of gamma tokens, lossless verification", DraftModelUse::Required, true, "", build_sd, ""},
       {"sd-tree", "draft-model tree (EAGLE-2-style top-k expansion), lossless verification", DraftModelUse::Required, true, "",
-       build_sd_tree},
+       build_sd_tree, ""},
       {"pld", "Prompt Lookup Decoding: copy after an n-gram match in prompt + output, lossless", DraftModelUse::None, true, "",
-       build_pld},
+       build_pld, ""},
       {"sam", "SAM-Decoding: suffix-automaton retrieval (and the artifact's static corpus), draft-model tree fallback, lossless",
-       DraftModelUse::Optional, true, "", build_sam},
+       DraftModelUse::Optional, true, "", build_sam, ""},
       {"csd", "CSD (LOSSY): sd's chain, rejected tokens rescued by the correction memory and the logit-gap gate",
-       DraftModelUse::Required, false, "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }},
+       DraftModelUse::Required, false, "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }, ""},
       {"csd-ocm-only", "CSD ablation (LOSSY): rescue by the correction memory alone, no gate", DraftModelUse::Required, false,
        "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }, "csd"},
       {"csd-scg-only", "CSD ablation (LOSSY): rescue by the logit-gap gate alone, no memory", DraftModelUse::Required, false,
        "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }, "csd"},
       {"arc", "ARC-Decode (LOSSY): sd-tree's tree pruned by entropy-weighted mass, rejected tokens relaxed when LTS >= theta",
-       DraftModelUse::Required, false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }},
+       DraftModelUse::Required, false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }, ""},
       // Pruning uses no calibrated constant (epsilon and lambda are options), so it needs no artifact.
       {"arc-prune-only", "ARC ablation: sd-tree's tree pruned by entropy-weighted mass, lossless verification",
        DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }, "arc"},
@@ -176,7 +174,7 @@ const std::vector<MethodInfo>& method_registry() {
       // ReSpec (respec.txt) and its ablations; they share respec's swept thresholds.
       {"respec", "ReSpec (LOSSY): entropy-triggered retrieval of EMA-ranked continuations, relaxed verification at T=0, "
                  "draft-model tree fallback",
-       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }},
+       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }, ""},
       {"respec-no-trigger", "ReSpec ablation (LOSSY): retrieve whenever the key occurred, whatever the entropy",
        DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, false, true, true); },
        "respec"},
@@ -186,7 +184,7 @@ const std::vector<MethodInfo>& method_registry() {
        "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }, "respec"},
       // AdaPLD (adapld.txt) and its ablations (its Table 4), all lossless and model-free.
       {"adapld", "AdaPLD: lexical anchors, embedding fallback, hidden-state reranking; copy path, top-K branches, successors",
-       DraftModelUse::None, true, "", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }},
+       DraftModelUse::None, true, "", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }, ""},
       {"adapld-lexical-only", "AdaPLD ablation: no semantic fallback", DraftModelUse::None, true, "",
        [](Policy& p, const MethodContext& c) { build_adapld(p, c, false, true, true); }, "adapld"},
       {"adapld-no-branches", "AdaPLD ablation: the main copy path only (no branches, no successors)", DraftModelUse::None, true, "",
