@@ -12,110 +12,26 @@
 // group's Wilson interval lies below 1 - delta (exit code 1). Single-turn requests only (a later
 // turn's prompt holds earlier answers the trace does not keep apart).
 #include <cstdio>
-#include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "arc_deploy_audit.h"
 #include "arc_tables.h"
 #include "artifact/artifact_reader.h"
-#include "calibrate/arc_samples.h"
 #include "commands.h"
-#include "model/llama_model.h"
-#include "model_files.h"
 #include "options.h"
 #include "stats/arc_fit.h"
-#include "trace/trace_reader.h"
 #include "util/error.h"
-#include "util/progress.h"
-#include "workload/workload.h"
 
 namespace specd::cli {
 namespace {
 
-struct DeployArgs {
-  std::string traces, target_dir, workloads_dir;
-  int64_t run = 0;  // 0: every arc run of the file
-  DeviceSpec device;
-};
-
-// The relaxed tokens of one request as sites: positions from the steps' accepted lengths.
-std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64_t request, int64_t prompt_tokens, int64_t sequence_length) {
-  std::vector<ArcSite> sites;
-  int64_t root = prompt_tokens;
-  int32_t step = 0;
-  for (const StepTraceRow& row : steps) {
-    if (row.request != request) continue;
-    if (!row.record.detail.empty()) {
-      const nlohmann::json detail = nlohmann::json::parse(row.record.detail);
-      if (detail.contains("acceptance") && detail["acceptance"].contains("lts"))
-        for (const auto& node : detail["acceptance"]["lts"]) {
-          if (!node.value("relaxed", false)) continue;
-          const int32_t depth = node.at("depth").get<int32_t>();
-          if (root + depth >= sequence_length) continue;  // the text ended inside the step
-          sites.push_back(ArcSite{step, depth, root + depth, root, node.at("token").get<int32_t>()});
-        }
-    }
-    root += row.record.accepted_length + 1;
-    ++step;
-  }
-  return sites;
-}
-
-std::vector<ArcAuditRow> deploy_audit(const DeployArgs& d, const ArcCalibration& arc, int64_t& skipped) {
-  TraceReader reader(d.traces);
-  std::vector<TraceRun> runs;
-  for (const TraceRun& run : reader.runs())
-    if (d.run ? run.id == d.run : (run.info.method == "arc" || run.info.method == "arc-lts-only")) runs.push_back(run);
-  if (runs.empty()) input_error(d.traces, d.run ? "has no run " + std::to_string(d.run) : "holds no arc or arc-lts-only run");
-  ModelFiles files = open_model_files(d.target_dir, "", d.device);
-  std::map<std::string, WorkloadItem> items;
-  for (const WorkloadItem& item : read_workload_suite(d.workloads_dir, {}, INT64_MAX)) items[item.id] = item;
-
-  ArcSampleOptions options;
-  options.run.sampling.temperature = arc.provenance.temperature;
-  options.run.sampling.top_k = static_cast<int>(arc.provenance.top_k);
-  options.run.sampling.top_p = arc.provenance.top_p;
-  options.top_k = arc.top_k;
-  options.mu = arc.mu;
-  options.epsilon = arc.epsilon;
-  std::vector<ArcSample> samples;
-  std::map<int32_t, std::string> categories;
-  int64_t total_requests = 0;
-  for (const TraceRun& run : runs) total_requests += run.requests;
-  Progress progress(total_requests, "audit arc", "requests");
-  int32_t index = 0;
-  for (const TraceRun& run : runs) {
-    const std::vector<StepTraceRow> steps = reader.steps(run.id);
-    for (const TraceRequest& request : reader.requests(run.id)) {
-      auto item = items.find(request.info.workload);
-      if (item == items.end() || item->second.turns.size() != 1) {
-        ++skipped;
-        progress.step("request");
-        continue;
-      }
-      std::vector<int32_t> sequence = files.tokenizer.encode(item->second.turns.front(), /*add_special_tokens=*/true);
-      const int64_t prompt_tokens = static_cast<int64_t>(sequence.size());
-      sequence.insert(sequence.end(), request.outcome.output_tokens.begin(), request.outcome.output_tokens.end());
-      const std::vector<ArcSite> sites = relaxed_sites(steps, request.info.index, prompt_tokens, static_cast<int64_t>(sequence.size()));
-      categories[index] = request.info.category;
-      for (ArcSample& s : measure_arc_sites(*files.model, arc.whitening, options, index, sequence, sites, /*held_out=*/false))
-        samples.push_back(s);
-      ++index;
-      progress.step("request");
-    }
-  }
-  progress.done();
-  return audit_arc(samples, arc.constants, categories, /*held_out=*/false);
-}
-
 int run_audit_arc(const Args& args) {
-  std::string dir;
-  DeployArgs d;
+  std::string dir, traces;
+  ArcDeployArgs d;
   po::options_description desc("specd audit arc");
   desc.add_options()
       ("artifact", po::value(&dir)->required(), "the pair's artifact directory (made by specd calibrate arc)")
-      ("traces", po::value(&d.traces), "deploy traces (specd bench --traces) of arc runs: audit the coverage achieved at run time")
+      ("traces", po::value(&traces), "deploy traces (specd bench --traces) of arc runs: audit the coverage achieved at run time")
       ("run", po::value(&d.run)->default_value(0), "only this run of the traces (0: every arc and arc-lts-only run)")
       ("model", po::value(&d.target_dir)->default_value(default_model_dir()), "the target model the traces ran")
       ("workloads", po::value(&d.workloads_dir)->default_value(data_dir() + "/workloads"), "the workload directory the traces' requests came from");
@@ -142,12 +58,13 @@ int run_audit_arc(const Args& args) {
   print_audit(audit, arc.delta, "held-out");
   if (audit != arc.audit) std::printf("  the stored audit rows differ from the recomputed ones above\n");
   bool drift = false;
-  if (!d.traces.empty()) {
+  if (!traces.empty()) {
     ArtifactReader(dir).check_pair(d.target_dir, "");
-    int64_t skipped = 0;
-    const std::vector<ArcAuditRow> deploy = deploy_audit(d, arc, skipped);
-    std::printf("%s: relaxed tokens of the arc runs%s\n", d.traces.c_str(),
-                skipped ? (", " + std::to_string(skipped) + " multi-turn or unknown requests skipped").c_str() : "");
+    d.traces = {traces};
+    const ArcDeployAudit result = arc_deploy_audit(d, arc, /*require_runs=*/true);
+    const std::vector<ArcAuditRow>& deploy = result.rows;
+    std::printf("%s: relaxed tokens of the arc runs%s\n", traces.c_str(),
+                result.skipped ? (", " + std::to_string(result.skipped) + " multi-turn or unknown requests skipped").c_str() : "");
     print_audit(deploy, arc.delta, "deploy");
     for (const ArcAuditRow& r : deploy)
       if (r.samples > 0 && r.wilson_high < 1 - arc.delta) {

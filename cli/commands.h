@@ -18,5 +18,6 @@ int run_calibrate(const Args& args);
 int run_calibrate_sweep(const Args& args);
 int run_artifact(const Args& args);
 int run_audit(const Args& args);
+int run_report(const Args& args);  // cmd_report.cpp: the coverage-audit report (analysis/)
 
 }  // namespace specd::cli

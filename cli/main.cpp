@@ -25,6 +25,7 @@ const std::map<std::string, Command>& commands() {
       {"init-model", {specd::cli::run_init_model, "write a random-weight Llama checkpoint (for benchmarks and tests)"}},
       {"calibrate", {specd::cli::run_calibrate, "offline calibration per model pair (csd, arc, sam-corpus)"}},
       {"audit", {specd::cli::run_audit, "coverage audits of calibrated policies (arc)"}},
+      {"report", {specd::cli::run_report, "coverage-audit report of an artifact and its deployments (HTML + Markdown)"}},
       {"artifact", {specd::cli::run_artifact, "inspect, verify or merge per-pair calibration artifacts"}},
       {"traces", {specd::cli::run_traces, "list or export the per-step traces of specd bench --traces"}},
   };
