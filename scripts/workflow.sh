@@ -5,16 +5,20 @@
 # (default: all 181); ARC_PROMPTS and AUDIT_PROMPTS those of calibrate arc (default: the same,
 # and 4 audit prompts per workload category); BENCH_PROMPTS the prompts per workload category of
 # the bench steps; SWEEP_PROMPTS and SWEEP_REPEATS those of the threshold sweeps (default 60 and 3).
+# Last, the pair's coverage-audit report from the artifact and the three benches' traces and JSON
+# goes to $REPORT (default reports/demo-pair: the committed one is this script's, run as is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=${SPECD:-build/cli/specd}
 target=data/models/demo-target
 draft=data/models/demo-draft
 artifact=${ARTIFACT:-artifacts/demo-pair}
+report=${REPORT:-reports/demo-pair}
 limit=(--max-prompts "${CALIBRATION_PROMPTS:-0}")
 
-# A fresh start: the artifact and the journals an interrupted earlier run left beside it.
-rm -rf "$artifact" "$artifact".*-journal.sqlite
+# A fresh start: the artifact, the journals an interrupted earlier run left beside it, and the
+# traces and bench results of the deploy steps (kept beside it for the report).
+rm -rf "$artifact" "$artifact".*-journal.sqlite "$artifact".deploy-*
 "$specd" calibrate csd --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" calibrate sam-corpus --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact"
 "$specd" calibrate arc --target "$target" --draft "$draft" --max-prompts "${ARC_PROMPTS:-${CALIBRATION_PROMPTS:-0}}" \
@@ -24,17 +28,15 @@ rm -rf "$artifact" "$artifact".*-journal.sqlite
 "$specd" generate --model "$target" --draft "$draft" --method csd --artifact "$artifact" --gamma 6 --draft-budget fixed \
   --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64
 "$specd" bench --model "$target" --draft "$draft" --methods sd,csd,sam --artifact "$artifact" --gamma 6 --draft-budget fixed \
-  --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1
+  --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$artifact".deploy-csd.sqlite --json "$artifact".deploy-csd.json
 # ARC-Decode at the temperature it was calibrated for: its audit recomputes the constants and the
 # held-out coverage from the stored samples (exit 1 if they differ), then measures the coverage the
 # bench's arc run achieved (exit 1 for a drift below 1 - delta: reported, not a failure here).
 "$specd" audit arc --artifact "$artifact"
-traces="$artifact".arc-traces.sqlite
-rm -f "$traces"
+traces="$artifact".deploy-arc.sqlite
 "$specd" bench --model "$target" --draft "$draft" --methods sd-tree,arc,arc-prune-only,arc-lts-only --artifact "$artifact" \
-  --temperature 1 --draft-budget fixed --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$traces"
+  --temperature 1 --draft-budget fixed --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$traces" --json "$artifact".deploy-arc.json
 "$specd" audit arc --artifact "$artifact" --traces "$traces" --model "$target" || [ $? -eq 1 ]
-rm -f "$traces"
 # Threshold sweeps over the calibration prompts: each stores its runs and chosen point in the
 # artifact (exit 1 when no run of a lossy policy stays inside the drift bounds: reported, not a
 # failure here), then bench deploys the chosen points (the settings lines name their source).
@@ -45,4 +47,8 @@ sweep=(--target "$target" --draft "$draft" --max-prompts "${SWEEP_PROMPTS:-60}" 
 "$specd" generate --model "$target" --method adapld --artifact "$artifact" --workload data/workloads/code_editing.jsonl \
   --prompt-index 0 --max-new-tokens 64
 "$specd" bench --model "$target" --draft "$draft" --methods pld,sam,respec,adapld --artifact "$artifact" \
-  --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1
+  --max-prompts "${BENCH_PROMPTS:-5}" --repeats 1 --traces "$artifact".deploy-policies.sqlite --json "$artifact".deploy-policies.json
+# The audit report: provenance, ARC coverage, CSD memory, sweeps, deployment, drift, what-if.
+"$specd" report --artifact "$artifact" --model "$target" \
+  --traces "$artifact".deploy-csd.sqlite --traces "$traces" --traces "$artifact".deploy-policies.sqlite \
+  --bench "$artifact".deploy-csd.json --bench "$artifact".deploy-arc.json --bench "$artifact".deploy-policies.json --out "$report"
