@@ -1,6 +1,8 @@
 // The bundles go in by the assembler's .incbin (analysis/CMakeLists.txt passes their paths and
 // rebuilds this file when they change): 770 KiB of JavaScript as a C array would cost far more to
-// compile. Hidden symbols, so the references are PC-relative in PIE and PIC code alike.
+// compile. Hidden symbols, so the references are PC-relative in PIE and PIC code alike. ccache
+// hashes the preprocessed text, not the .incbin'd files: the versions compiled in below are what
+// makes a new bundle a new object.
 #include "analysis/chart_scripts.h"
 
 #define SPECD_EMBED(name, path)                 \
