@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package specd builds, tests and runs with (clang and its sanitizer
-# runtimes for scripts/sanitize.sh). Safe to run twice:
+# runtimes for scripts/sanitize.sh, Chromium's headless shell for the report's browser test) and
+# the npm packages below. Safe to run twice:
 # apt skips what is already installed, npm skips what node_modules already holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ packages=(
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   clang libclang-rt-14-dev
   nodejs
-  clang libclang-rt-14-dev
+  chromium-headless-shell
 )
 
 missing=()
@@ -44,4 +45,19 @@ if [ ! -f tests/reference/node_modules/.specd-installed ]; then
   (cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
   touch tests/reference/node_modules/.specd-installed
 fi
+# npm ci in DIR unless DIR/node_modules already holds exactly what DIR/package-lock.json pins (the
+# marker keeps the lock file's hash, so a changed lock installs again).
+npm_ci() {
+  local dir=$1 why=$2 lock_hash
+  lock_hash=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$dir/node_modules/.specd-installed" 2>/dev/null)" != "$lock_hash" ]; then
+    echo "setup: installing $why from npm" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$lock_hash" > "$dir/node_modules/.specd-installed"
+  fi
+}
+# The report's chart libraries (Vega, Vega-Lite): the build embeds their browser bundles into specd.
+npm_ci analysis/charts "the report's chart libraries"
+# puppeteer-core, which drives chromium-headless-shell in the report's browser test.
+npm_ci tests/report "the report's browser test driver"
 echo "setup: ok" >&2
