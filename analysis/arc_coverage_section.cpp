@@ -149,7 +149,7 @@ Chart histogram(std::vector<double> values, const std::string& name, const std::
     "width": 420, "height": 180,
     "mark": {"type": "bar", "stroke": "white", "strokeWidth": 0.5},
     "encoding": {"x": {"field": "low", "type": "quantitative"}, "x2": {"field": "high"},
-                 "y": {"field": "samples", "type": "quantitative", "title": "samples (count)"},
+                 "y": {"field": "samples", "type": "quantitative", "title": "samples (count)"}, "y2": {"datum": 0},
                  "tooltip": [{"field": "low"}, {"field": "high"}, {"field": "samples"}]}})json");
   spec["encoding"]["x"]["title"] = name + " (" + unit + ")";
   return {"Distribution of " + name, spec, t};

@@ -136,8 +136,9 @@ Chart speedup_chart(const Table& speed) {
       t.rows.push_back({{"series", r["method"].get<std::string>() + " (" + r["source"].get<std::string>() + ")"},
                         {"speedup", r["speedup"]}, {"speedup_low", r["speedup_low"]}, {"speedup_high", r["speedup_high"]},
                         {"prompts", r["prompts"]}});
-  const json y = field("series", "nominal", "method (source)");
-  json spec = {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+  json y = field("series", "nominal", "method (source)");
+  y["sort"] = nullptr;  // the table's order, not alphabetical
+  json spec = {
                {"title", "Speedup over AR, overall (95% interval)"},
                {"layer",
                 {{{"mark", {{"type", "rule"}, {"strokeDash", {4, 4}}}}, {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}},
@@ -222,7 +223,7 @@ Chart position_chart(const std::vector<const RunSummary*>& runs) {
   }
   const json x = field("position", "quantitative", "draft position d (tokens into the draft)");
   const json color = field("method", "nominal", "method");
-  json spec = {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+  json spec = {
                {"title", "Acceptance per draft position (overall, 95% Wilson interval)"},
                {"layer",
                 {{{"mark", "errorbar"},
@@ -263,7 +264,7 @@ Chart length_chart(const std::vector<const RunSummary*>& runs) {
     for (size_t l = 0; l < bins.size(); ++l)
       t.rows.push_back({{"method", s->label}, {"length", l}, {"steps", bins[l]}, {"share", 100.0 * bins[l] / m.steps}});
   }
-  json spec = {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+  json spec = {
                {"title", "Accepted length per step (overall)"},
                {"mark", "bar"},
                {"encoding",
@@ -307,7 +308,7 @@ Chart time_chart(const std::vector<RunSummary>& traces) {
     for (const auto& [part, ms] : parts)
       t.rows.push_back({{"method", s.label}, {"part", part}, {"ms", ms / m.requests}, {"share", 100.0 * ms / m.wall_ms}});
   }
-  json spec = {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+  json spec = {
                {"title", "Time per request by part (overall)"},
                {"mark", "bar"},
                {"encoding",

@@ -38,7 +38,7 @@ json field(const std::string& name, const std::string& type, const std::string& 
 Chart comparison_chart(const std::string& title, const std::string& value_title, Table table) {
   const json x = field("category", "nominal", "category");
   const json color = field("series", "nominal", "calibration or deploy run");
-  json spec = {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+  json spec = {
                {"title", title},
                {"layer",
                 {{{"mark", "errorbar"},

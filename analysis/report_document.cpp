@@ -229,7 +229,9 @@ bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0;
 // Inline text with every character that could start markup backslash-escaped (CommonMark allows
 // escaping any ASCII punctuation), '|' included so that a cell cannot split its row. Word-inner
 // underscores stay as they are: they never make emphasis, and sam_corpus reads better.
-std::string md_escape(const std::string& raw) {
+// at_line_start: the text may begin a Markdown line, where "#", "-", "1." open blocks; inside a
+// table cell they do not, and numbers stay as typed.
+std::string md_escape(const std::string& raw, bool at_line_start = true) {
   const std::string s = one_line(raw);
   std::string out;
   out.reserve(s.size() + 8);
@@ -238,7 +240,7 @@ std::string md_escape(const std::string& raw) {
   size_t end = s.find_last_not_of(' ') + 1;
   for (size_t i = start; i < end; ++i) {
     const char c = s[i];
-    const bool first = i == start;
+    const bool first = at_line_start && i == start;
     bool escape = false;
     switch (c) {
       case '\\': case '`': case '*': case '[': case ']': case '<': case '>': case '|': case '~':
@@ -250,7 +252,7 @@ std::string md_escape(const std::string& raw) {
       case '.': case ')': {  // "1." or "1)" at the start opens a list
         size_t j = start;
         while (j < i && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-        escape = j == i && i > start;
+        escape = at_line_start && j == i && i > start;
         break;
       }
       default: break;
@@ -265,13 +267,13 @@ void md_table(std::string& out, const Table& table) {
   if (!table.caption.empty()) out += "**" + md_escape(table.caption) + "**\n\n";
   if (table.columns.empty()) return;
   out += "|";
-  for (const Column& c : table.columns) out += " " + md_escape(c.title) + " |";
+  for (const Column& c : table.columns) out += " " + md_escape(c.title, false) + " |";
   out += "\n|";
   for (const Column& c : table.columns) out += is_number_column(table, c) ? " ---: |" : " --- |";
   out += "\n";
   for (const json& row : table.rows) {
     out += "|";
-    for (const Column& c : table.columns) out += " " + md_escape(format_cell(cell_value(row, c.field), c)) + " |";
+    for (const Column& c : table.columns) out += " " + md_escape(format_cell(cell_value(row, c.field), c), false) + " |";
     out += "\n";
   }
   out += "\n";
