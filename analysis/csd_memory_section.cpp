@@ -179,6 +179,7 @@ struct DeployTally {
               {"new_tokens", "new tokens"}, {"rescued", "rescued tokens"}, {"rescued_share", "rescued share of new tokens (%)", 2}},
              json::array()};
   int64_t rescues_without_pair = 0;
+  std::vector<std::string> settings;  // per run: what it deployed ("lambda=6 (artifact ...), tau=...")
 };
 
 void tally_run(const std::string& file, const TraceRunData& run, DeployTally& tally) {
@@ -224,6 +225,10 @@ void tally_run(const std::string& file, const TraceRunData& run, DeployTally& ta
   };
   for (const auto& [category, totals] : by_category) row(category, totals);
   row("all", all);
+  const json options = json::parse(run.run.info.options_json, nullptr, false);
+  if (options.is_object() && options.contains("settings") && options["settings"].is_string())
+    tally.settings.push_back(file + " run " + std::to_string(run.run.id) + " (" + run.run.info.method + "): " +
+                             options["settings"].get<std::string>());
 }
 
 double median(std::vector<double> values) {
@@ -247,6 +252,7 @@ std::vector<Block> deploy_blocks(const ReportInputs& in, const std::vector<CsdPa
     return blocks;
   }
   blocks.push_back(tally.runs);
+  for (const std::string& line : tally.settings) blocks.push_back(Paragraph{"Deployed with " + line});
   if (tally.rescues_without_pair > 0)
     blocks.push_back(Paragraph{std::to_string(tally.rescues_without_pair) +
                                " rescued tokens come from steps whose trace does not name the rescued pair (written by a specd "

@@ -14,7 +14,7 @@ CsdDeployed csd_deployed(const Artifact& artifact) {
   CsdDeployed deployed{static_cast<double>(defaults.lambda), defaults.tau, "default", "default"};
   for (const Threshold& t : artifact.thresholds) {
     if (t.policy != kCsdPolicy) continue;
-    const std::string source = "artifact" + (t.source.empty() ? std::string() : " (" + t.source + ")");
+    const std::string source = "artifact" + (t.source.empty() ? std::string() : ": " + t.source);
     if (t.name == "lambda") deployed.lambda = t.value, deployed.lambda_source = source;
     if (t.name == "tau") deployed.tau = t.value, deployed.tau_source = source;
   }

@@ -11,7 +11,7 @@ namespace specd::report {
 
 struct CsdDeployed {
   double lambda = 0, tau = 0;
-  std::string lambda_source, tau_source;  // "default", "artifact (paper default)"
+  std::string lambda_source, tau_source;  // "default", "artifact: paper default"
 };
 
 // lambda and tau as `specd ... --methods csd --artifact DIR` deploys them (deploy_params).

@@ -2,6 +2,7 @@
 // sensitivity, the speed-vs-drift frontier with the chosen run marked, best vs default vs worst,
 // and the chosen run per category. Every number is a stored run's (specd calibrate sweep).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -106,8 +107,8 @@ std::vector<Block> overview_blocks(const SweepCalibration& sweep) {
   return blocks;
 }
 
-// The runs sharing every other axis's value with `anchor`; run 0 left out where a grid run
-// measured the same point.
+// The runs sharing every other axis's value with `anchor`, one per point: where two runs measured
+// the same point (run 0, the base point, often repeats a grid run) the anchor, else the grid run.
 std::vector<const SweepRun*> slice(const SweepCalibration& sweep, size_t axis, const SweepRun& anchor) {
   std::vector<const SweepRun*> runs;
   for (const SweepRun& r : sweep.runs) {
@@ -116,12 +117,35 @@ std::vector<const SweepRun*> slice(const SweepCalibration& sweep, size_t axis, c
     for (size_t b = 0; b < sweep.grid.size(); ++b) same = same && (b == axis || r.values[b] == anchor.values[b]);
     if (same) runs.push_back(&r);
   }
-  const auto repeated = [&](const SweepRun* base) {
-    return base->index == 0 && std::any_of(runs.begin(), runs.end(), [&](const SweepRun* r) { return r->index != 0 && r->values == base->values; });
-  };
-  runs.erase(std::remove_if(runs.begin(), runs.end(), repeated), runs.end());
-  std::stable_sort(runs.begin(), runs.end(), [&](const SweepRun* a, const SweepRun* b) { return a->values[axis] < b->values[axis]; });
-  return runs;
+  const auto preferred = [&](const SweepRun* r) { return r == &anchor ? 2 : r->index != 0 ? 1 : 0; };
+  std::vector<const SweepRun*> kept;
+  for (const SweepRun* r : runs) {
+    const auto twin = std::find_if(kept.begin(), kept.end(), [&](const SweepRun* k) { return k->values == r->values; });
+    if (twin == kept.end()) kept.push_back(r);
+    else if (preferred(r) > preferred(*twin)) *twin = r;
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](const SweepRun* a, const SweepRun* b) { return a->values[axis] < b->values[axis]; });
+  return kept;
+}
+
+// Run 0 and a grid run at the same point measure the noise of the speedup.
+std::vector<Block> repeat_blocks(const SweepCalibration& sweep) {
+  const SweepRun* base = nullptr;
+  for (const SweepRun& r : sweep.runs)
+    if (r.index == 0 && !r.stats.empty()) base = &r;
+  std::vector<Block> blocks;
+  if (!base) return blocks;
+  for (const SweepRun& r : sweep.runs)
+    if (r.index != 0 && !r.stats.empty() && r.values == base->values) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "Run 0 and run %d measured the same point (%s): speedup %.3fx and %.3fx over AR, a difference of %.3fx "
+                    "from run-to-run variation alone (a scale for the differences between points).",
+                    r.index, r.point.c_str(), base->overall().speedup, r.overall().speedup,
+                    std::abs(base->overall().speedup - r.overall().speedup));
+      blocks.push_back(Paragraph{line});
+    }
+  return blocks;
 }
 
 std::vector<Block> sensitivity_blocks(const SweepCalibration& sweep) {
@@ -265,7 +289,7 @@ Section sweeps_section(const ReportInputs& in) {
   }
   for (const SweepCalibration& sweep : in.artifact.sweeps) {
     s.blocks.push_back(Heading{sweep.family + (sweep.lossless ? " (lossless)" : " (lossy)")});
-    for (auto part : {overview_blocks(sweep), sensitivity_blocks(sweep), frontier_blocks(sweep),
+    for (auto part : {overview_blocks(sweep), repeat_blocks(sweep), sensitivity_blocks(sweep), frontier_blocks(sweep),
                       std::vector<Block>{best_default_worst(sweep), per_category(sweep)}})
       for (Block& b : part) s.blocks.push_back(std::move(b));
   }

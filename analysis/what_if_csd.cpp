@@ -58,7 +58,7 @@ std::vector<Block> what_if_csd_blocks(const ReportInputs& in) {
       std::sort(grid->begin(), grid->end());
     }
   Table t{"Share of the " + std::to_string(events.size()) + " recorded rejections that CSD would rescue",
-          {{"lambda", "lambda (count threshold)"},
+          {{"lambda", "lambda (rejections of the pair seen)"},
            {"tau", "tau (probability ratio)"},
            {"rescued_table", "rescued, calibrated table"},
            {"share_table", "rescued, calibrated table (%)", 2},
@@ -94,7 +94,7 @@ std::vector<Block> what_if_csd_blocks(const ReportInputs& in) {
           {{"transform", {{{"fold", {"share_table", "share_empty"}}, {"as", {"memory", "share"}}}}},
            {"mark", {{"type", "line"}, {"point", true}}},
            {"encoding",
-            {{"x", {{"field", "lambda"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "lambda (count threshold, log scale)"}}},
+            {{"x", {{"field", "lambda"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "lambda (rejections of the pair seen, log scale)"}}},
              {"y", {{"field", "share"}, {"type", "quantitative"}, {"title", "rejections rescued (%)"}}},
              {"color", {{"field", "tau"}, {"type", "nominal"}, {"title", "tau"}}},
              {"strokeDash", {{"field", "memory"}, {"type", "nominal"}, {"title", "memory"}}}}}},

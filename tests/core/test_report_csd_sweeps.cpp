@@ -235,6 +235,7 @@ TEST_CASE("report csd: rescues at deploy by pair, per run and category, from the
   report::TraceRunData csd;
   csd.run.id = 2;
   csd.run.info.method = "csd";
+  csd.run.info.options_json = R"j({"settings": "gamma=4 (default), lambda=6 (artifact), tau=0.01 (artifact)"})j";
   csd.requests = {request(0, "code", 40), request(1, "qa", 60)};
   const std::string two = R"({"acceptance": {"rescues": [{"draft": 5, "target": 100, "gap": -1.0}, {"draft": 0, "target": 100, "gap": -0.5}]}})";
   const std::string one = R"({"acceptance": {"rescues": [{"draft": 5, "target": 100, "gap": -3.0}]}})";
@@ -249,6 +250,7 @@ TEST_CASE("report csd: rescues at deploy by pair, per run and category, from the
   CHECK((runs.rows[2]["category"] == "all" && runs.rows[2]["rescued"] == 4 && runs.rows[2]["requests"] == 2));
   CHECK(runs.rows[2]["rescued_share"].get<double>() == Approx(4.0));
   CHECK(paragraphs(s.blocks, Tone::Flag).size() == 1);  // one rescue without its pair
+  CHECK(mentions(s.blocks, "Deployed with t.sqlite run 2 (csd): gamma=4 (default), lambda=6 (artifact), tau=0.01 (artifact)"));
 
   const Table& pairs = table_starting(s.blocks, "The 2 pairs rescued most often at deploy");
   const std::map<PairKey, int64_t> calibrated = brute_counts(in.artifact.csd->rejections);
@@ -382,6 +384,23 @@ TEST_CASE("report sweep: chosen, fastest, default and slowest match the choice r
     REQUIRE(categories.rows.size() == 3);
     CHECK(categories.rows[2]["category"] == "overall");
   }
+}
+
+TEST_CASE("report sweep: a chosen base point stays in its sensitivity slices; its grid twin gives the noise", "[report][sweep]") {
+  report::ReportInputs in;
+  in.artifact = test::synthetic_artifact();
+  SweepCalibration sweep = synthetic_sweep(true);
+  sweep.runs[0].stats.back().speedup = 2.0;  // run 0 (tokens=10 match=earliest), repeated by run 3, is the fastest
+  REQUIRE(*apply_sweep_choice(in.artifact, sweep).run == 0);
+  in.artifact.sweeps.push_back(sweep);
+  const Section s = report::sweeps_section(in);
+  std::vector<int32_t> runs;
+  for (const json& row : table_starting(s.blocks, "Sensitivity to match").rows) runs.push_back(row["run"]);
+  CHECK(runs == std::vector<int32_t>{0, 4});  // not run 3, the same point
+  runs.clear();
+  for (const json& row : table_starting(s.blocks, "Sensitivity to tokens").rows) runs.push_back(row["run"]);
+  CHECK(runs == std::vector<int32_t>{1, 0, 5});
+  CHECK(mentions(s.blocks, "Run 0 and run 3 measured the same point (tokens=10 match=earliest): speedup 2.000x and 1.220x"));
 }
 
 TEST_CASE("report sweep: a stored choice that the runs do not give is flagged; no sweep says not calibrated", "[report][sweep]") {
