@@ -61,7 +61,10 @@ CREATE TABLE steps (
   detail            TEXT,                        -- JSON object, NULL when none: "pruning" (pruner,
                                                  -- root_entropy_normalized, drafted, kept, pruned_fraction),
                                                  -- "acceptance" (ARC: "lts", one object per evaluated node:
-                                                 -- node, depth, token, target, u_emb, u_logit, lts, relaxed)
+                                                 -- node, depth, token, target, u_emb, u_logit, lts, relaxed;
+                                                 -- CSD: "rescues", one object per rescued token in path
+                                                 -- order: draft, target (t*, the token the lossless rule
+                                                 -- emitted instead), gap = z(draft) - z(target) in nats)
   PRIMARY KEY (run_id, request, step),
   FOREIGN KEY (run_id, request) REFERENCES requests(run_id, request) ON DELETE CASCADE
 ) WITHOUT ROWID;

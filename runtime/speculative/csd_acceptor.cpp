@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "speculative/greedy_acceptor.h"
 #include "speculative/sampling_acceptor.h"
 #include "util/error.h"
@@ -35,6 +37,13 @@ AcceptResult CsdAcceptor::accept(const DraftTree& tree, const float* logits, int
   result.path.push_back(0);
   result.lossless = false;
 
+  // The (draft, target) pair of every rescue, for the step's trace: the target's token is not in
+  // the output (the drafted one was committed), and the report's rescues by pair need it.
+  nlohmann::json rescues = nlohmann::json::array();
+  const auto finish = [&]() -> AcceptResult& {
+    if (!rescues.empty()) result.detail = nlohmann::json{{"rescues", rescues}}.dump();
+    return result;
+  };
   int32_t node = 0;
   std::vector<double> p;
   if (!greedy) p = shaped_distribution(logits, vocab, sampler.params());
@@ -60,10 +69,11 @@ AcceptResult CsdAcceptor::accept(const DraftTree& tree, const float* logits, int
       if ((options_.use_memory && !frequent) || (options_.use_gate && !safe)) {
         result.verdicts[child] = NodeVerdict::Rejected;
         result.next_token = target;
-        return result;
+        return finish();
       }
       result.verdicts[child] = NodeVerdict::Rescued;
       result.scores[child] = gap;
+      rescues.push_back({{"draft", x}, {"target", target}, {"gap", gap}});
     } else {
       result.verdicts[child] = NodeVerdict::Accepted;
     }
@@ -72,7 +82,7 @@ AcceptResult CsdAcceptor::accept(const DraftTree& tree, const float* logits, int
   }
   const float* last = logits + static_cast<int64_t>(node) * vocab;
   result.next_token = greedy ? argmax(last, vocab) : draw(p, sampler.uniform());
-  return result;
+  return finish();
 }
 
 }  // namespace specd

@@ -7,7 +7,8 @@
 //   the memory has seen (x, t*) at least lambda times (this rejection included), and
 //   z(x) - z(t*) >= log tau on the target's raw logits (Semantic Consistency Gating).
 // A rescued token is committed and verification goes on with the next drafted token. LOSSY: the
-// output is no longer the target's; traces mark rescued tokens and their logit gaps.
+// output is no longer the target's; traces mark rescued tokens and their logit gaps, and the
+// step's detail names each rescue's pair: {"rescues": [{"draft": x, "target": t*, "gap": g}]}.
 //
 // Ablations (csd.md Table 3): use_memory = false rescues on the gate alone (csd-scg-only),
 // use_gate = false on the memory alone (csd-ocm-only).

@@ -45,7 +45,8 @@ struct StepTrace {
   std::string decision_scores;     // JSON array: the score of each rescued or relaxed token, path order
   // JSON object: what the pruner and the acceptor measured in this step beyond the counts
   // (ARC: {"pruning": {H_m, drafted, kept, pruned_fraction}, "acceptance": {"lts": [per evaluated
-  // node u_emb, u_logit, lts, ...]}}); "" when neither reported anything.
+  // node u_emb, u_logit, lts, ...]}}; CSD: {"acceptance": {"rescues": [per rescued token draft,
+  // target, gap]}}); "" when neither reported anything.
   std::string detail;
 };
 
