@@ -23,7 +23,7 @@ set_tests_properties(report.fixture PROPERTIES FIXTURES_SETUP specd_report_input
 
 # name | specd report arguments after --artifact | check_report.js arguments (arguments comma-separated)
 set(SPECD_REPORT_CASES
-  "full|${SPECD_REPORT_TEST_DIR}/inputs/full,--traces,${SPECD_REPORT_TEST_DIR}/inputs/traces.sqlite,--bench,${SPECD_REPORT_TEST_DIR}/inputs/bench.json|--min-charts,1"
+  "full|${SPECD_REPORT_TEST_DIR}/inputs/full,--traces,${SPECD_REPORT_TEST_DIR}/inputs/traces.sqlite,--bench,${SPECD_REPORT_TEST_DIR}/inputs/bench.json|--min-charts,1,--charts-in,arc-coverage,--charts-in,csd-memory,--charts-in,sweeps,--charts-in,deployment,--charts-in,drift,--charts-in,what-if"
   "csd-only|${SPECD_REPORT_TEST_DIR}/inputs/csd-only,--traces,${SPECD_REPORT_TEST_DIR}/inputs/traces.sqlite|--not-calibrated,arc-coverage")
 foreach(report_case IN LISTS SPECD_REPORT_CASES)
   string(REGEX MATCH "^([^|]*)\\|([^|]*)\\|(.*)$" ignored "${report_case}")

@@ -6,9 +6,10 @@
 //   - every section id present, every chart drawn (an SVG with marks, a title and axis titles),
 //     at least --min-charts charts;
 //   - --not-calibrated ID: that section says "not calibrated";
+//   - --charts-in ID: that section draws at least one chart;
 //   - report.md beside it has the same tables as the page, in the same order, cell for cell;
 //   - a full-page screenshot to --screenshot.
-// usage: node check_report.js --dir REPORT_DIR --screenshot PNG [--min-charts N] [--not-calibrated ID ...]
+// usage: node check_report.js --dir REPORT_DIR --screenshot PNG [--min-charts N] [--not-calibrated ID ...] [--charts-in ID ...]
 // Exits non-zero with one line per failure. Chromium and node_modules are installed by
 // scripts/setup.sh; their absence is a failure here, not a skip.
 'use strict';
@@ -21,7 +22,7 @@ const SECTIONS = ['provenance', 'arc-coverage', 'csd-memory', 'sweeps', 'deploym
 const CHROMIUM = process.env.SPECD_CHROMIUM || '/usr/bin/chromium-headless-shell';
 
 function parseArgs(argv) {
-  const args = { minCharts: 0, notCalibrated: [] };
+  const args = { minCharts: 0, notCalibrated: [], chartsIn: [] };
   for (let i = 0; i < argv.length; i++) {
     const value = () => {
       if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
@@ -32,6 +33,7 @@ function parseArgs(argv) {
       case '--screenshot': args.screenshot = value(); break;
       case '--min-charts': args.minCharts = Number(value()); break;
       case '--not-calibrated': args.notCalibrated.push(value()); break;
+      case '--charts-in': args.chartsIn.push(value()); break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -123,6 +125,7 @@ async function main() {
           const texts = (selector) => (svg ? Array.from(svg.querySelectorAll(selector)).map((t) => t.textContent.trim()).filter((t) => t) : []);
           return {
             id: figure.id,
+            section: figure.closest('section') ? figure.closest('section').id : '',
             label: figure.querySelector('.vega').dataset.title,
             svg: Boolean(svg),
             marks: svg ? Array.from(svg.querySelectorAll('g.role-mark')).reduce((n, g) => n + g.childElementCount, 0) : 0,
@@ -140,6 +143,7 @@ async function main() {
 
     for (const id of SECTIONS) if (!found.sections.includes(id)) fail(`section #${id} is missing`);
     for (const id of args.notCalibrated) if (!found.notCalibrated.includes(id)) fail(`section #${id} does not say "not calibrated"`);
+    for (const id of args.chartsIn) if (!found.charts.some((c) => c.section === id)) fail(`section #${id} draws no chart`);
     if (found.charts.length < args.minCharts) fail(`${found.charts.length} charts, expected at least ${args.minCharts}`);
     for (const c of found.charts) {
       const name = `${c.id} "${c.label}"`;
