@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of the loaders (fuzz/) with clang, ASan and UBSan in build-fuzz/
-# and runs each for N seconds on its seed corpus (fuzz/seeds/HARNESS, plus seeds made at run time
-# from the project's files), keeping what it finds new in build-fuzz/corpus/HARNESS.
+# and runs each for N seconds (one per core at a time) on its seed corpus (fuzz/seeds/HARNESS, plus
+# seeds made at run time from the project's files), keeping what it finds new in build-fuzz/corpus/HARNESS.
 #   scripts/fuzz.sh [--seconds N] [harness...]   (default 600 s each, every harness)
 # Exit 1 on any finding (crash, sanitizer report, an exception other than an input error, a
 # timeout, memory beyond 2 GB); the input that caused it is in build-fuzz/findings/. Each clean
@@ -39,28 +39,39 @@ echo "fuzz.sh: built in $(( $(date +%s) - start )) s" >&2
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$PWD/fuzz/lsan-suppressions.txt"
-failed=()
 mkdir -p "$build/findings" "$build/logs"
-for h in "${harnesses[@]}"; do
-  corpus="$build/corpus/$h"
+# One harness: runs it, prints its line, leaves its exit status in logs/HARNESS.status.
+fuzz_one() {
+  local h=$1 corpus="$build/corpus/$1" log="$build/logs/$1.log" status execs
+  local seeds=(fuzz/seeds/$h)
   mkdir -p "$corpus" "$build/seeds/$h"
-  log="$build/logs/$h.log"
-  seeds=(fuzz/seeds/$h)
   [ -d "${seeds[0]}" ] || seeds=()
   set +e
   "$build/fuzz/fuzz_$h" "$corpus" "${seeds[@]}" "$build/seeds/$h" -max_total_time="$seconds" -rss_limit_mb=2048 \
     -timeout=20 -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/findings/$h-" >"$log" 2>&1
   status=$?
   set -e
+  echo "$status" >"$build/logs/$h.status"
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
   if [ $status -eq 0 ]; then
     printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" "$seconds" "${execs:-0}" >>"$build/fuzz-history.tsv"
     echo "fuzz.sh: $h clean: ${seconds} s, ${execs:-?} executions, corpus $(ls "$corpus" | wc -l) inputs" >&2
   else
-    failed+=("$h")
     echo "fuzz.sh: $h FOUND A PROBLEM (exit $status); log $log, input in $build/findings/:" >&2
     grep -E "ERROR|runtime error|Test unit written|==[0-9]+==|terminate|what\(\)" "$log" | head -n 15 >&2 || true
   fi
+}
+# The harnesses are single-threaded: one per core, each still fuzzed for the full N seconds.
+parallel=$(nproc)
+for h in "${harnesses[@]}"; do
+  rm -f "$build/logs/$h.status"
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  fuzz_one "$h" &
+done
+wait
+failed=()
+for h in "${harnesses[@]}"; do
+  [ "$(cat "$build/logs/$h.status" 2>/dev/null)" = 0 ] || failed+=("$h")
 done
 echo "fuzz.sh: done in $(( $(date +%s) - start )) s" >&2
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer jobs of scripts/test.sh (so of CI), one timing line per stage on stderr:
 #   sanitize-build, sanitize-ctest: build-sanitize/, clang with AddressSanitizer and
-#     UndefinedBehaviorSanitizer (any finding fails its test), -O1 -g1, and SPECD_NATIVE=OFF: the
-#     portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
+#     UndefinedBehaviorSanitizer (any finding fails its test), -O0 -g1 (runtime/ at -O1), and
+#     SPECD_NATIVE=OFF: the portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
 #     ctest checks that specd holds no instruction past baseline x86-64 (tests/portable.cmake).
 #     The demo workflow test is left out there (tests/workflow.cmake says why).
 #   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work

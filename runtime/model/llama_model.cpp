@@ -42,6 +42,24 @@ int64_t LlamaModel::kv_bytes(int64_t rows) const {
   return total;
 }
 
+int64_t LlamaModel::weight_bytes() const {
+  const ModelWeights& w = *weights_;
+  int64_t bytes = 0;
+  auto add = [&](const at::Tensor& t) {
+    if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
+  };
+  add(w.embed);
+  if (!w.lm_head.is_same(w.embed)) add(w.lm_head);
+  add(w.final_gain);
+  for (const LayerWeights& l : w.layers)
+    for (const at::Tensor* t : {&l.qkv, &l.qkv_bias, &l.o, &l.o_bias, &l.gate_up, &l.down, &l.input_gain, &l.post_gain}) add(*t);
+  return bytes;
+}
+
+int LlamaModel::weight_element_bytes() const { return static_cast<int>(weights_->layers.at(0).qkv.element_size()); }
+
+bool LlamaModel::bf16_dot_products() const { return weights_->bf16_pairs; }
+
 at::Tensor LlamaModel::input_embeddings() const { return weights_->embed; }
 
 void LlamaModel::embedding_row(int32_t token, float* out) const {

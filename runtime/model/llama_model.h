@@ -74,6 +74,14 @@ class LlamaModel {
 
   // True when forward runs on specd's CPU kernels, false for the ATen forward.
   bool uses_cpu_kernels() const { return cpu_kernels_; }
+  // Bytes of the weights as the forward holds them (matrices in their packed or folded layout,
+  // the embedding table, gains and biases; a tied embedding's separate lm_head copy included).
+  int64_t weight_bytes() const;
+  // Bytes of one element of the matrices as the forward reads them (4 for float32, 2 for BF16/F16).
+  int weight_element_bytes() const;
+  // True when the CPU kernels multiply BF16 matrices with BF16 dot-product instructions
+  // (activations rounded to BF16; cpu/matmul_bf16_dot.h), false for float32 arithmetic.
+  bool bf16_dot_products() const;
 
   // The input embedding table [vocab, hidden] as the checkpoint stores it (dtype, device): ARC's
   // whitening and embedding-side bound read it.
