@@ -1,7 +1,5 @@
 #include "calibrate/arc_samples.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,21 +16,23 @@
 namespace specd {
 
 std::vector<float> embedding_whitening(const LlamaModel& target) {
-  const at::Tensor table = target.input_embeddings();
-  const int64_t rows = table.size(0), hidden = table.size(1);
-  // Column sums in double over chunks of rows: a large vocabulary never needs a double copy whole.
-  at::Tensor sum = at::zeros({hidden}, at::kDouble), squares = at::zeros({hidden}, at::kDouble);
-  constexpr int64_t kChunk = 4096;
-  for (int64_t first = 0; first < rows; first += kChunk) {
-    at::Tensor chunk = table.slice(0, first, std::min(rows, first + kChunk)).to(at::kCPU, at::kDouble);
-    sum += chunk.sum(0);
-    squares += chunk.pow(2).sum(0);
+  const int64_t rows = target.config().vocab_size, hidden = target.config().hidden_size;
+  // Column sums in double, one row at a time: a large vocabulary never needs a copy of the table.
+  std::vector<double> sum(static_cast<size_t>(hidden), 0.0), squares(static_cast<size_t>(hidden), 0.0);
+  std::vector<float> row(static_cast<size_t>(hidden));
+  for (int64_t r = 0; r < rows; ++r) {
+    target.embedding_row(static_cast<int32_t>(r), row.data());
+    for (int64_t k = 0; k < hidden; ++k) {
+      sum[k] += row[k];
+      squares[k] += static_cast<double>(row[k]) * row[k];
+    }
   }
-  at::Tensor mean = sum / static_cast<double>(rows);
-  at::Tensor variance = (squares / static_cast<double>(rows) - mean * mean).clamp_min(0.0).contiguous();
   std::vector<float> whitening(static_cast<size_t>(hidden));
-  const double* v = variance.data_ptr<double>();
-  for (int64_t k = 0; k < hidden; ++k) whitening[k] = v[k] > 0 ? static_cast<float>(1.0 / std::sqrt(v[k])) : 0.0f;
+  for (int64_t k = 0; k < hidden; ++k) {
+    const double mean = sum[k] / static_cast<double>(rows);
+    const double variance = std::max(0.0, squares[k] / static_cast<double>(rows) - mean * mean);
+    whitening[k] = variance > 0 ? static_cast<float>(1.0 / std::sqrt(variance)) : 0.0f;
+  }
   return whitening;
 }
 
@@ -77,9 +77,9 @@ class SampleProbe {
       if (cache.length() < site.position) {
         ForwardRequest feed;
         feed.tokens.assign(sequence.begin() + cache.length(), sequence.begin() + site.position);
-        at::Tensor logits = target_.forward(cache, feed).logits.to(at::kCPU).contiguous();
-        for (int64_t r = 0; r < logits.size(0); ++r) entropy.push_back(static_cast<float>(softmax_entropy(logits[r].data_ptr<float>(), vocab_) / log_vocab));
-        std::copy_n(logits[logits.size(0) - 1].data_ptr<float>(), vocab_, last_row.begin());
+        const FloatRows logits = target_.forward(cache, feed).logits;
+        for (int64_t r = 0; r < logits.rows; ++r) entropy.push_back(static_cast<float>(softmax_entropy(logits.row(r), vocab_) / log_vocab));
+        std::copy_n(logits.row(logits.rows - 1), vocab_, last_row.begin());
       }
       ArcSample s;
       s.prompt = prompt_index;
@@ -115,9 +115,9 @@ class SampleProbe {
       pair.tokens = {s.draft_token, s.target_token};
       pair.parents = {-1, -1};
       pair.positions = {site.position, site.position};
-      at::Tensor next = target_.forward(cache, pair).logits.to(at::kCPU).contiguous();
+      const FloatRows next = target_.forward(cache, pair).logits;
       cache.truncate(site.position);
-      s.js = topk_js_divergence(next[0].data_ptr<float>(), next[1].data_ptr<float>(), vocab_, options_.run.sampling.temperature,
+      s.js = topk_js_divergence(next.row(0), next.row(1), vocab_, options_.run.sampling.temperature,
                                 options_.top_k, options_.mu);
       samples.push_back(s);
     }

@@ -13,6 +13,7 @@
 #include "bench/statistics.h"
 #include "decode/autoregressive.h"
 #include "model/cpu_threads.h"
+#include "model/kv_memory.h"
 #include "model/llama_model.h"
 #include "method_options.h"
 #include "options.h"
@@ -86,7 +87,7 @@ int run_bench(const Args& args) {
   nlohmann::json report;
   report["model"] = model_dir;
   report["device"] = device.name;
-  report["blas_threads"] = blas_threads();
+  report["threads"] = resolve_thread_count(device.threads);
   report["shape"] = {{"layers", cfg.num_hidden_layers}, {"hidden", cfg.hidden_size}, {"heads", cfg.num_attention_heads},
                      {"kv_heads", cfg.num_key_value_heads}, {"ffn", cfg.intermediate_size}, {"vocab", cfg.vocab_size}};
 
@@ -120,7 +121,11 @@ int run_bench(const Args& args) {
     if (one_token_ms > 0) entry["vs_one_token"] = entry["ms"].get<double>() / one_token_ms;
   report["forward_prefix"] = prefix;
   report["forward"] = forward;
+  // The peak beside what it holds: the weights as the forward keeps them and the most the KV
+  // caches reserved at once (their whole capacity, written or not).
   report["peak_rss_mib"] = peak_rss_mib();
+  report["weights_mib"] = static_cast<double>(model->weight_bytes()) / (1 << 20);
+  report["kv_peak_mib"] = static_cast<double>(kv_memory_peak()) / (1 << 20);
   report["repeats"] = repeats;
   progress.done();
 
@@ -128,7 +133,8 @@ int run_bench(const Args& args) {
     std::cout << report.dump(2) << "\n";
     return 0;
   }
-  std::printf("model %s on %s, BLAS threads %d, median of %d repeats\n", model_dir.c_str(), device.name.c_str(), blas_threads(), repeats);
+  std::printf("model %s on %s (%s), %d threads, median of %d repeats\n", model_dir.c_str(), device.name.c_str(),
+              model->uses_cpu_kernels() ? "specd's kernels" : "ATen", report["threads"].get<int>(), repeats);
   std::printf("  autoregressive decode: %.3f ms/token (%.1f tokens/s), %lld new tokens after prompts of", report["decode_ms_per_token"].get<double>(),
               report["decode_tokens_per_s"].get<double>(), static_cast<long long>(new_tokens));
   for (int64_t length : prompt_lengths) std::printf(" %lld", static_cast<long long>(length));
@@ -136,7 +142,8 @@ int run_bench(const Args& args) {
   for (const auto& entry : forward)
     std::printf("    n=%-3lld %8.3f ms  (%.2fx one token)\n", static_cast<long long>(entry["tokens"].get<int64_t>()),
                 entry["ms"].get<double>(), entry.value("vs_one_token", 0.0));
-  std::printf("  peak RSS: %.1f MiB\n", report["peak_rss_mib"].get<double>());
+  std::printf("  peak RSS: %.1f MiB (weights %.1f MiB, KV caches at most %.1f MiB at once)\n", report["peak_rss_mib"].get<double>(),
+              report["weights_mib"].get<double>(), report["kv_peak_mib"].get<double>());
   return 0;
 }
 

@@ -311,7 +311,7 @@ int run_bench_methods(const Args& args) {
   report["draft_budget"] = method_args.budget_mode;
   report["repeats"] = setup.repeats;
   report["max_prompts"] = max_prompts;
-  report["blas_threads"] = blas_threads();
+  report["threads"] = resolve_thread_count(device.threads);
   for (const auto& m : setup.methods) {
     report["lossless"][m] = find_method(m).lossless;
     if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);

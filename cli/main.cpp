@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 
+#include "aten_handoff.h"
 #include "commands.h"
 #include "util/error.h"
 
@@ -40,6 +41,7 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  specd::cli::hand_off_to_aten(argc, argv);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;

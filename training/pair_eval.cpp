@@ -31,7 +31,8 @@ at::Tensor log_probs(const LlamaModel& model, const std::vector<int64_t>& tokens
   KvCache cache = model.new_cache(static_cast<int64_t>(tokens.size()));
   ForwardRequest request;
   request.tokens = tokens;
-  return at::log_softmax(model.forward(cache, request).logits, -1);
+  FloatRows logits = model.forward(cache, request).logits;
+  return at::log_softmax(at::from_blob(logits.values.data(), {logits.rows, logits.cols}, at::kFloat), -1);
 }
 
 std::string millions(int64_t n) {

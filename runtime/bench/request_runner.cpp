@@ -1,8 +1,7 @@
 #include "bench/request_runner.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
+#include <cmath>
 
 #include "decode/autoregressive.h"
 #include "decode/speculative.h"
@@ -61,7 +60,6 @@ RequestRun run_request(const LlamaModel& target, Policy& policy, const Tokenizer
 }
 
 double target_nll(const LlamaModel& target, const RequestRun& run) {
-  at::InferenceMode guard;
   double total = 0;
   const int64_t vocab = target.config().vocab_size;
   for (size_t turn = 0; turn < run.turn_prompts.size(); ++turn) {
@@ -72,10 +70,15 @@ double target_nll(const LlamaModel& target, const RequestRun& run) {
     ForwardRequest request;
     request.tokens.assign(prompt.begin(), prompt.end());
     request.tokens.insert(request.tokens.end(), output.begin(), output.end() - 1);  // the last token predicts nothing we score
-    at::Tensor logits = target.forward(cache, request).logits.to(at::kCPU).contiguous();
-    const at::Tensor log_probs = at::log_softmax(logits.narrow(0, static_cast<int64_t>(prompt.size()) - 1, static_cast<int64_t>(output.size())), 1);
-    const float* rows = log_probs.data_ptr<float>();
-    for (size_t i = 0; i < output.size(); ++i) total -= rows[static_cast<int64_t>(i) * vocab + output[i]];
+    const FloatRows logits = target.forward(cache, request).logits;
+    for (size_t i = 0; i < output.size(); ++i) {
+      // -log softmax(row)[token] = log sum exp(row - max) - (row[token] - max)
+      const float* row = logits.row(static_cast<int64_t>(prompt.size()) - 1 + static_cast<int64_t>(i));
+      const float top = *std::max_element(row, row + vocab);
+      double sum = 0;
+      for (int64_t v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(row[v] - top));
+      total += std::log(sum) - static_cast<double>(row[output[i]] - top);
+    }
   }
   return total;
 }

@@ -1,7 +1,5 @@
 #include "decode/autoregressive.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <chrono>
 
@@ -31,7 +29,6 @@ int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& pr
 GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
                                        const GenerateOptions& options) {
   const int64_t budget = new_token_budget(model, prompt, options.max_new_tokens);
-  at::InferenceMode guard;
   Sampler sampler(options.sampling);
   KvCache cache = model.new_cache(static_cast<int64_t>(prompt.size()) + budget);
 
@@ -43,14 +40,14 @@ GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vecto
   ForwardRequest request;
   request.tokens.assign(prompt.begin(), prompt.end());
   request.logits = LogitsWanted::Last;
-  at::Tensor logits = model.forward(cache, request).logits.to(at::kCPU).contiguous();
+  FloatRows logits = model.forward(cache, request).logits;
   out.stats.prefill_ms = ms_since(start);
 
   auto decode_start = std::chrono::steady_clock::now();
   double callback_ms = 0;
   request.logits = LogitsWanted::Last;
   while (true) {
-    int32_t token = sampler.sample(logits.data_ptr<float>(), logits.size(-1));
+    int32_t token = sampler.sample(logits.row(0), logits.cols);
     out.tokens.push_back(token);
     if (options.on_token) {
       // Printing is the caller's cost, not the model's: keep it out of decode_ms.
@@ -64,7 +61,7 @@ GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vecto
     }
     if (static_cast<int64_t>(out.tokens.size()) >= budget) break;
     request.tokens.assign(1, token);
-    logits = model.forward(cache, request).logits.to(at::kCPU).contiguous();
+    logits = model.forward(cache, request).logits;
   }
   out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
   out.stats.decode_ms = ms_since(decode_start) - callback_ms;

@@ -1,7 +1,5 @@
 #include "decode/speculative.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,24 +32,22 @@ void check_limits(const DraftTree& tree, const DraftRequest& request, int64_t vo
 // The parts of a forward's outputs a drafter asked for, at the given rows (tree nodes or prompt
 // positions) in order. `logits` may hold only the last rows of the forward (a prefill with
 // DrafterNeeds::prefill_rows): row r is then its row r - logits_offset.
-TargetOutputs target_outputs(const DrafterNeeds& needs, const at::Tensor& logits, const std::vector<at::Tensor>& hidden,
+TargetOutputs target_outputs(const DrafterNeeds& needs, const FloatRows& logits, const std::vector<FloatRows>& hidden,
                              const std::vector<int32_t>& rows, int64_t logits_offset = 0) {
   TargetOutputs out;
-  if (needs.target_logits && logits.defined()) {
-    out.logits = logits.data_ptr<float>();
-    out.rows = logits.size(0);
-    out.vocab = logits.size(1);
+  if (needs.target_logits && !logits.empty()) {
+    out.logits = logits.data();
+    out.rows = logits.rows;
+    out.vocab = logits.cols;
   }
-  if (needs.target_entropy && logits.defined())
-    for (int32_t row : rows)
-      out.entropies.push_back(static_cast<float>(softmax_entropy(logits[row - logits_offset].data_ptr<float>(), logits.size(1))));
-  for (const at::Tensor& layer : hidden) {
-    const at::Tensor h = layer.to(at::kCPU, at::kFloat).contiguous();
-    out.hidden_size = h.size(1);
+  if (needs.target_entropy && !logits.empty())
+    for (int32_t row : rows) out.entropies.push_back(static_cast<float>(softmax_entropy(logits.row(row - logits_offset), logits.cols)));
+  for (const FloatRows& h : hidden) {
+    out.hidden_size = h.cols;
     std::vector<float> picked;
     picked.reserve(rows.size() * static_cast<size_t>(out.hidden_size));
     for (int32_t row : rows) {
-      const float* r = h[row].data_ptr<float>();
+      const float* r = h.row(row);
       picked.insert(picked.end(), r, r + out.hidden_size);
     }
     out.hidden.push_back(std::move(picked));
@@ -102,7 +98,6 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   const int64_t budget = new_token_budget(target, prompt, gen.max_new_tokens);
   if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
 
-  at::InferenceMode guard;
   Sampler sampler(gen.sampling);
   KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
   SpeculativeOutput out;
@@ -136,8 +131,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   if (needs.prefill && wants_logits) prefill.last_rows = prefill_rows;
   if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
   ForwardResult prefilled = target.forward(cache, prefill);
-  at::Tensor prefill_logits = prefilled.logits.to(at::kCPU).contiguous();
-  const float* first = prefill_logits.data_ptr<float>() + (prefill_logits.size(0) - 1) * vocab;
+  const FloatRows& prefill_logits = prefilled.logits;
+  const float* first = prefill_logits.row(prefill_logits.rows - 1);
   out.stats.prefill_ms = ms_between(start, Clock::now());
 
   auto decode_start = Clock::now();
@@ -146,7 +141,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     std::vector<int32_t> rows;
     for (int64_t i = static_cast<int64_t>(prompt.size()) - prefill_rows; i < static_cast<int64_t>(prompt.size()); ++i)
       rows.push_back(static_cast<int32_t>(i));
-    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows, static_cast<int64_t>(prompt.size()) - prefill_logits.size(0)));
+    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows, static_cast<int64_t>(prompt.size()) - prefill_logits.rows));
   }
   if (options.budget) options.budget->reset();
   // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
@@ -188,10 +183,10 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     for (int32_t d : tree.depths) verify.positions.push_back(base + d);
     verify.hidden_layers = needs.hidden_layers;
     ForwardResult verified = target.forward(cache, verify);
-    at::Tensor logits = verified.logits.to(at::kCPU).contiguous();
+    const FloatRows& logits = verified.logits;
     auto t2 = Clock::now();
 
-    AcceptResult result = acceptor.accept(tree, logits.data_ptr<float>(), vocab, sampler);
+    AcceptResult result = acceptor.accept(tree, logits.data(), vocab, sampler);
     std::vector<int64_t> kept(result.path.begin(), result.path.end());
     cache.commit_path(base, kept);
     auto t3 = Clock::now();
@@ -199,10 +194,10 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     std::vector<int32_t> committed_now;
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
-    if (options.on_step) options.on_step(tree, result, logits.data_ptr<float>(), vocab);
+    if (options.on_step) options.on_step(tree, result, logits.data(), vocab);
     const double step_root_entropy = root_entropy_normalized;  // this step's H_m, for its trace
     if (options.pruner)  // the next root is drawn from the row of the last accepted node
-      root_entropy_normalized = normalized_entropy(logits.data_ptr<float>() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
+      root_entropy_normalized = normalized_entropy(logits.data() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
     drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
     record.detail = step_detail(drafter.step_detail(), options.pruner, step_root_entropy, drafted, tree.size() - 1, result.detail);
     if (options.budget) {
@@ -215,7 +210,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     record.draft_size = tree.size() - 1;
     record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
     record.accepted_sources = accepted_sources(tree, result);
-    if (options.root_entropy) record.root_entropy = softmax_entropy(logits.data_ptr<float>(), vocab);
+    if (options.root_entropy) record.root_entropy = softmax_entropy(logits.data(), vocab);
     record.draft_ms = ms_between(t0, t1);
     record.verify_ms = ms_between(t1, t2);
     record.accept_ms = ms_between(t2, t3);

@@ -1,5 +1,6 @@
 #include "io/checkpoint.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -101,6 +102,15 @@ const TensorView& Checkpoint::get(const std::string& name) const {
 const std::string& Checkpoint::file_of(const std::string& name) const {
   auto it = file_index_.find(name);
   return it == file_index_.end() ? source_ : files_[it->second].path();
+}
+
+void Checkpoint::drop_pages(const std::string& name, size_t offset, size_t nbytes) const {
+  auto it = file_index_.find(name);
+  if (it == file_index_.end()) return;
+  const SafetensorsFile& file = files_[it->second];
+  const TensorView* view = file.find(name);
+  if (view == nullptr || offset >= view->nbytes) return;
+  file.drop_pages(static_cast<const char*>(view->data) + offset, std::min(nbytes, view->nbytes - offset));
 }
 
 std::vector<std::string> Checkpoint::names() const {

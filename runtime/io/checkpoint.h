@@ -3,6 +3,7 @@
 // `model.safetensors.index.json` ({"weight_map": {tensor name: shard file}}). Each file is
 // memory-mapped once; tensor views stay valid for the Checkpoint's lifetime.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ class Checkpoint {
   // The file holding `name` (its shard), or source() when the checkpoint has no such tensor.
   const std::string& file_of(const std::string& name) const;
   std::vector<std::string> names() const;  // sorted
+  // SafetensorsFile::drop_pages for the file holding `name`: the whole tensor, or `nbytes` of
+  // its bytes from `offset`.
+  void drop_pages(const std::string& name, size_t offset = 0, size_t nbytes = SIZE_MAX) const;
 
  private:
   std::string dir_;

@@ -113,6 +113,18 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
+void SafetensorsFile::drop_pages(const void* start, size_t nbytes) const {
+  const auto* base = static_cast<const char*>(mapping_);
+  const auto* data = static_cast<const char*>(start);
+  if (mapping_ == nullptr || nbytes == 0 || data < base || data + nbytes > base + mapping_size_) return;
+  // Whole pages from the one holding the first byte: a page shared with the next tensor is read
+  // again from the file if that tensor is.
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t first = static_cast<size_t>(data - base) / page * page;
+  const size_t end = std::min(mapping_size_, static_cast<size_t>(data - base) + nbytes);
+  ::madvise(const_cast<char*>(base) + first, end - first, MADV_DONTNEED);
+}
+
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
   SafetensorsFile file;
   file.path_ = path;

@@ -47,6 +47,12 @@ class SafetensorsFile {
   const TensorView* find(const std::string& name) const;  // nullptr when absent
   const TensorView& get(const std::string& name) const;   // InputError naming file and tensor
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  // Gives the pages holding `tensor`'s bytes back (they count as the process's resident memory
+  // once read): a loader that has copied a tensor calls this so that a model's peak memory is its
+  // own weights, not those plus the file. The view stays valid: reading it again re-reads the file.
+  void drop_pages(const TensorView& tensor) const { drop_pages(tensor.data, tensor.nbytes); }
+  // The same for `nbytes` bytes from `data` (inside the mapping; anything else is ignored).
+  void drop_pages(const void* data, size_t nbytes) const;
 
  private:
   SafetensorsFile() = default;

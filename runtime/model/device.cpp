@@ -1,21 +1,16 @@
 #include "model/device.h"
 
-#include <ATen/Context.h>
-#include <c10/core/Device.h>
-
-#include "model/cpu_threads.h"
 #include "model/kv_memory.h"
 #include "util/error.h"
 
 namespace specd {
 
-c10::Device resolve_device(const DeviceSpec& spec) {
-  c10::DeviceType type;
+bool needs_aten(const DeviceSpec& spec) { return spec.aten_on_cpu || spec.name != "cpu"; }
+
+int check_device(const DeviceSpec& spec) {
   int index = -1;
-  if (spec.name == "cpu") {
-    type = c10::DeviceType::CPU;
-  } else if (spec.name.rfind("cuda", 0) == 0) {
-    type = c10::DeviceType::CUDA;
+  if (spec.name != "cpu") {
+    if (spec.name.rfind("cuda", 0) != 0) input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
     if (spec.name.size() > 4) {
       if (spec.name[4] != ':') input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
       try {
@@ -24,13 +19,9 @@ c10::Device resolve_device(const DeviceSpec& spec) {
         input_error("device", "bad CUDA device index in '" + spec.name + "'");
       }
     }
-    if (!at::hasCUDA()) input_error("device", "this libtorch build has no CUDA (Debian's is CPU-only); use the cpu device");
-  } else {
-    input_error("device", "unknown device '" + spec.name + "' (use cpu, cuda or cuda:N)");
   }
-  if (type == c10::DeviceType::CPU) configure_cpu_threads(spec.threads);
   set_kv_memory_limit(spec.max_kv_bytes);
-  return c10::Device(type, static_cast<c10::DeviceIndex>(index));
+  return index;
 }
 
 }  // namespace specd

@@ -3,15 +3,13 @@
 #include <cstdint>
 #include <string>
 
-namespace c10 { struct Device; }
-
 namespace specd {
 
 struct DeviceSpec {
   std::string name = "cpu";  // "cpu", "cuda" or "cuda:N"
   int threads = 0;           // CPU math threads; 0 = one per core
   // On the CPU, run the device-generic ATen forward instead of specd's own kernels
-  // (for comparisons; the kernels are faster).
+  // (for comparisons; the kernels are faster). Needs a binary that links libtorch.
   bool aten_on_cpu = false;
   // The CPU kernels round activations to BF16 for BF16 weights where the CPU has AVX512-BF16
   // (cpu/matmul_bf16_dot.h); true keeps them float32 (slower, and equal to the ATen forward).
@@ -20,8 +18,10 @@ struct DeviceSpec {
   int64_t max_kv_bytes = 0;
 };
 
-// Throws InputError when the device is unknown or this libtorch build cannot use it. Applies the
-// process-wide settings: CPU threads and the KV memory limit.
-c10::Device resolve_device(const DeviceSpec& spec);
+// True when the spec needs libtorch: a CUDA device or --aten.
+bool needs_aten(const DeviceSpec& spec);
+// Throws InputError when the device name is malformed; returns the CUDA index (-1: cpu or the
+// default CUDA device). Applies the process-wide KV memory limit.
+int check_device(const DeviceSpec& spec);
 
 }  // namespace specd

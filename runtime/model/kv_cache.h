@@ -1,36 +1,43 @@
 #pragma once
-// Preallocated key/value rows for every layer. Rows [0, length) hold the committed prefix;
-// a forward writes its new tokens at [length, length + n) and advances length; a speculative
-// step then keeps one root-to-node path with commit_path and drops the other rows. Its memory
-// (and the key tiles') counts against the process's KV memory limit (model/kv_memory.h).
-#include <ATen/core/Tensor.h>
-
+// Key/value rows for every layer. Rows [0, length) hold the committed prefix; a forward writes its
+// new tokens at [length, length + n) and advances length; a speculative step then keeps one
+// root-to-node path with commit_path and drops the other rows. The rows themselves live in a
+// KvStorage laid out by the backend that runs the forward (host buffers for specd's CPU kernels,
+// tensors for the ATen forward); its memory counts against the process's KV memory limit
+// (model/kv_memory.h).
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace specd {
 
-class KvMemoryReservation;
+// One allocation of a cache's rows, shared by copies of the KvCache that made it.
+class KvStorage {
+ public:
+  virtual ~KvStorage() = default;
+  virtual int64_t capacity() const = 0;
+  // Bytes the keys and values take (a backend's extra copies, such as key tiles, not counted).
+  virtual int64_t bytes() const = 0;
+  // A new storage of `capacity` rows holding rows [0, keep) of this one.
+  virtual std::unique_ptr<KvStorage> grown(int64_t capacity, int64_t keep) const = 0;
+  // Moves rows base + path[i] to base + i (path increasing, path[i] >= i: rows only move forward).
+  virtual void move_rows(int64_t base, const std::vector<int64_t>& path) = 0;
+  // Rows from `row` on no longer hold what was written there (dropped or moved).
+  virtual void invalidate_from(int64_t row) {}
+};
 
 class KvCache {
  public:
   KvCache() = default;
-  KvCache(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, const at::TensorOptions& options);
+  explicit KvCache(std::shared_ptr<KvStorage> storage) : storage_(std::move(storage)) {}
 
   int64_t length() const { return length_; }
-  int64_t capacity() const { return capacity_; }
-  // Bytes the keys and values take (the key tiles not counted).
-  int64_t bytes() const;
+  int64_t capacity() const { return storage_ ? storage_->capacity() : 0; }
+  int64_t bytes() const { return storage_ ? storage_->bytes() : 0; }
 
-  // Grows the capacity to `rows` when it is less, keeping rows [0, length). The tensors are new
-  // afterwards: copies of this cache keep the old ones.
+  // Grows the capacity to `rows` when it is less, keeping rows [0, length). The storage is new
+  // afterwards: copies of this cache keep the old one.
   void reserve(int64_t rows);
-
-  // Views of layer `layer`'s keys or values, shape [kv_heads, capacity, head_dim].
-  const at::Tensor& keys(int64_t layer) const { return keys_[layer]; }
-  const at::Tensor& values(int64_t layer) const { return values_[layer]; }
-
   // Called by the model once all layers have written rows [length, length + n).
   void advance(int64_t n);
   // Drops rows from `new_length` on.
@@ -39,28 +46,12 @@ class KvCache {
   // `base`), moved to base, base + 1, ...; everything after them is dropped.
   void commit_path(int64_t base, const std::vector<int64_t>& path);
 
-  // A second copy of the keys for the CPU attention kernel (cpu/attention.h): layer `layer`'s
-  // keys in blocks of 16 rows, each block stored dimension-major ([kv_heads, blocks, head_dim,
-  // 16] floats), so that one vector load holds one dimension of 16 keys. Allocated on first use.
-  // Rows [0, key_tiles_rows()) agree with keys(); truncate and commit_path lower that mark, and
-  // the forward that writes rows brings the copy up to date.
-  float* key_tiles(int64_t layer);
-  int64_t key_tiles_rows() const { return tiles_ ? tiles_->rows : 0; }
-  void set_key_tiles_rows(int64_t rows);
+  // The rows, for the backend that made them (and tests that look inside).
+  KvStorage& storage() { return *storage_; }
+  const KvStorage& storage() const { return *storage_; }
 
  private:
-  struct KeyTiles {
-    std::vector<at::Tensor> layers;
-    int64_t rows = 0;
-    std::shared_ptr<const KvMemoryReservation> memory;
-  };
-  void allocate(int64_t capacity);
-  std::shared_ptr<KeyTiles> tiles_;  // shared by copies, as the key tensors are
-  std::vector<at::Tensor> keys_, values_;
-  std::shared_ptr<const KvMemoryReservation> memory_;  // shared by copies, as the tensors are
-  int64_t layers_ = 0, kv_heads_ = 0, head_dim_ = 0;
-  at::TensorOptions options_;
-  int64_t capacity_ = 0;
+  std::shared_ptr<KvStorage> storage_;
   int64_t length_ = 0;
 };
 

@@ -12,6 +12,7 @@ namespace {
 
 std::atomic<int64_t> limit{0};  // 0: not set, the default applies
 std::atomic<int64_t> in_use{0};
+std::atomic<int64_t> peak{0};
 
 }  // namespace
 
@@ -29,6 +30,7 @@ int64_t kv_memory_limit() {
 }
 
 int64_t kv_memory_in_use() { return in_use; }
+int64_t kv_memory_peak() { return peak; }
 
 std::string format_bytes(int64_t bytes) {
   const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
@@ -63,7 +65,9 @@ void check_kv_plan(int64_t bytes, const std::string& what) {
 
 KvMemoryReservation::KvMemoryReservation(int64_t bytes, const std::string& what) : bytes_(bytes) {
   check_kv_memory(bytes, what);
-  in_use += bytes;
+  const int64_t now = in_use += bytes;
+  for (int64_t seen = peak; now > seen && !peak.compare_exchange_weak(seen, now);) {
+  }
 }
 
 KvMemoryReservation::~KvMemoryReservation() { in_use -= bytes_; }

@@ -15,8 +15,9 @@ int64_t default_kv_memory_limit();
 // bytes <= 0: the default.
 void set_kv_memory_limit(int64_t bytes);
 int64_t kv_memory_limit();
-// Bytes reserved by the caches alive now.
+// Bytes reserved by the caches alive now, and the most they have held at once.
 int64_t kv_memory_in_use();
+int64_t kv_memory_peak();
 
 // InputError when `bytes` more than in use now would pass the limit; `what` says what needs them
 // ("the KV cache of 600 rows").

@@ -1,21 +1,42 @@
 #include "model/llama_model.h"
 
-#include <ATen/ATen.h>
-
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
-#include "model/cpu_threads.h"
-#include "model/model_weights.h"
+#include "io/checkpoint.h"
+#include "io/expected_tensors.h"
+#include "io/rope_frequencies.h"
+#include "model/model_backend.h"
+#include "util/error.h"
 
 namespace specd {
 
-LlamaModel::LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads, bool cpu_kernels)
-    : dir_(std::move(dir)), config_(std::move(config)), device_(device), threads_(threads), cpu_kernels_(cpu_kernels),
-      weights_(std::make_unique<ModelWeights>()) {}
+AtenBackendLoader& aten_backend_loader() {
+  static AtenBackendLoader loader = nullptr;
+  return loader;
+}
+
+std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const DeviceSpec& device) {
+  check_device(device);
+  if (needs_aten(device) && !aten_backend_loader())
+    input_error("--device", "'" + device.name + (device.aten_on_cpu ? "' with --aten" : "'") +
+                                " needs the ATen forward: this binary runs specd's CPU kernels only (run specd-aten)");
+  ModelConfig cfg = ModelConfig::from_file(dir + "/config.json");
+  Checkpoint checkpoint = Checkpoint::open_dir(dir);
+  check_checkpoint(cfg, checkpoint);
+  std::unique_ptr<ModelBackend> backend =
+      needs_aten(device) ? aten_backend_loader()(cfg, checkpoint, device) : load_cpu_backend(cfg, checkpoint, device);
+  return std::shared_ptr<LlamaModel>(new LlamaModel(dir, std::move(cfg), std::move(backend)));
+}
+
+LlamaModel::LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend)
+    : dir_(std::move(dir)), config_(std::move(config)), rope_inv_freq_(rope_inverse_frequencies(config_)),
+      backend_(std::move(backend)) {}
 
 LlamaModel::~LlamaModel() = default;
+
+std::string LlamaModel::device() const { return backend_->device(); }
+bool LlamaModel::uses_cpu_kernels() const { return backend_->cpu_kernels(); }
 
 int64_t LlamaModel::context_length() const {
   if (config_.sliding_window && *config_.sliding_window < config_.max_position_embeddings) return *config_.sliding_window;
@@ -25,47 +46,17 @@ int64_t LlamaModel::context_length() const {
 KvCache LlamaModel::new_cache(int64_t capacity) const {
   // Rows may outnumber positions: a tree's siblings share a position.
   if (capacity <= 0) capacity = context_length();
-  return KvCache(config_.num_hidden_layers, config_.num_key_value_heads, capacity, config_.head_dim,
-                 at::TensorOptions().dtype(at::kFloat).device(device_));
+  return KvCache(std::shared_ptr<KvStorage>(backend_->new_kv(capacity)));
 }
 
-int64_t LlamaModel::kv_bytes(int64_t rows) const {
-  // Keys and values, plus the key tiles (rows rounded up to blocks of 16) on the CPU kernels.
-  const int64_t tiled_rows = cpu_kernels_ ? (rows + 15) / 16 * 16 : 0;
-  int64_t per_row = static_cast<int64_t>(sizeof(float));
-  for (int64_t factor : {config_.num_hidden_layers, config_.num_key_value_heads, config_.head_dim})
-    if (__builtin_mul_overflow(per_row, factor, &per_row)) return INT64_MAX;
-  int64_t total = 0, part = 0;
-  if (__builtin_mul_overflow(per_row, 2 * rows, &total) || __builtin_mul_overflow(per_row, tiled_rows, &part) ||
-      __builtin_add_overflow(total, part, &total))
-    return INT64_MAX;
-  return total;
-}
-
-int64_t LlamaModel::weight_bytes() const {
-  const ModelWeights& w = *weights_;
-  int64_t bytes = 0;
-  auto add = [&](const at::Tensor& t) {
-    if (t.defined()) bytes += static_cast<int64_t>(t.nbytes());
-  };
-  add(w.embed);
-  if (!w.lm_head.is_same(w.embed)) add(w.lm_head);
-  add(w.final_gain);
-  for (const LayerWeights& l : w.layers)
-    for (const at::Tensor* t : {&l.qkv, &l.qkv_bias, &l.o, &l.o_bias, &l.gate_up, &l.down, &l.input_gain, &l.post_gain}) add(*t);
-  return bytes;
-}
-
-int LlamaModel::weight_element_bytes() const { return static_cast<int>(weights_->layers.at(0).qkv.element_size()); }
-
-bool LlamaModel::bf16_dot_products() const { return weights_->bf16_pairs; }
-
-at::Tensor LlamaModel::input_embeddings() const { return weights_->embed; }
+int64_t LlamaModel::kv_bytes(int64_t rows) const { return backend_->kv_bytes(rows); }
+int64_t LlamaModel::weight_bytes() const { return backend_->weight_bytes(); }
+int LlamaModel::weight_element_bytes() const { return backend_->weight_element_bytes(); }
+bool LlamaModel::bf16_dot_products() const { return backend_->bf16_dot_products(); }
 
 void LlamaModel::embedding_row(int32_t token, float* out) const {
   if (token < 0 || token >= config_.vocab_size) throw std::logic_error("LlamaModel::embedding_row: token id outside the vocabulary");
-  at::Tensor row = weights_->embed[token].to(at::kCPU, at::kFloat).contiguous();
-  std::memcpy(out, row.data_ptr<float>(), sizeof(float) * static_cast<size_t>(row.numel()));
+  backend_->embedding_row(token, out);
 }
 
 namespace {
@@ -125,15 +116,13 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
     if (p < 0 || p >= context_length()) throw std::logic_error("forward: position outside the context");
   // Angles in double, as Hugging Face's float64 inverse frequencies, rounded to float after.
   for (int64_t p : plan.positions)
-    for (double inv_freq : weights_->rope_inv_freq) {
+    for (double inv_freq : rope_inv_freq_) {
       const double angle = static_cast<double>(p) * inv_freq;
       plan.rope_cos.push_back(static_cast<float>(std::cos(angle)));
       plan.rope_sin.push_back(static_cast<float>(std::sin(angle)));
     }
 
-  at::InferenceMode guard;
-  ForwardResult result = cpu_kernels_ ? forward_cpu_kernels(config_, *weights_, cache, request, plan, threads_)
-                                           : forward_aten(config_, *weights_, cache, request, plan);
+  ForwardResult result = backend_->forward(cache, request, plan);
   cache.advance(n);
   return result;
 }

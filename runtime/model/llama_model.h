@@ -1,10 +1,8 @@
 #pragma once
-// A Llama-family decoder (Llama, Mistral, Qwen2) on libtorch. One forward takes new tokens with
-// their positions and, optionally, a tree over them; each new token attends to the cached prefix
-// and to its own ancestors. The same code runs on any device libtorch has.
-#include <ATen/core/Tensor.h>
-#include <c10/core/Device.h>
-
+// A Llama-family decoder (Llama, Mistral, Qwen2). One forward takes new tokens with their
+// positions and, optionally, a tree over them; each new token attends to the cached prefix and to
+// its own ancestors. It runs on specd's CPU kernels (no libtorch in the process) or, in a binary
+// that links libtorch (specd-aten, the tests), on the ATen forward on any device libtorch has.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,12 +38,25 @@ struct ForwardRequest {
   std::vector<int> hidden_layers;
 };
 
-struct ForwardResult {
-  at::Tensor logits;               // [n, vocab] float32: n = tokens, last_rows or 0 by LogitsWanted
-  std::vector<at::Tensor> hidden;  // one [tokens, hidden] per requested layer
+// A row-major float32 matrix in host memory.
+struct FloatRows {
+  int64_t rows = 0, cols = 0;
+  std::vector<float> values;  // rows * cols
+
+  FloatRows() = default;
+  FloatRows(int64_t rows, int64_t cols) : rows(rows), cols(cols), values(static_cast<size_t>(rows * cols)) {}
+  bool empty() const { return rows == 0; }
+  float* row(int64_t r) { return values.data() + r * cols; }
+  const float* row(int64_t r) const { return values.data() + r * cols; }
+  const float* data() const { return values.data(); }
 };
 
-struct ModelWeights;
+struct ForwardResult {
+  FloatRows logits;               // [n, vocab]: n = tokens, last_rows or 0 by LogitsWanted
+  std::vector<FloatRows> hidden;  // one [tokens, hidden] per requested layer
+};
+
+class ModelBackend;
 
 class LlamaModel {
  public:
@@ -56,7 +67,8 @@ class LlamaModel {
 
   const ModelConfig& config() const { return config_; }
   const std::string& dir() const { return dir_; }
-  c10::Device device() const { return device_; }
+  // "cpu", "cuda:0": where the forward runs.
+  std::string device() const;
   // Positions a sequence may use. With a sliding window (Mistral v0.1) we stop at the window, within
   // which full attention is exact.
   int64_t context_length() const;
@@ -73,7 +85,7 @@ class LlamaModel {
   ForwardResult forward(KvCache& cache, const ForwardRequest& request) const;
 
   // True when forward runs on specd's CPU kernels, false for the ATen forward.
-  bool uses_cpu_kernels() const { return cpu_kernels_; }
+  bool uses_cpu_kernels() const;
   // Bytes of the weights as the forward holds them (matrices in their packed or folded layout,
   // the embedding table, gains and biases; a tied embedding's separate lm_head copy included).
   int64_t weight_bytes() const;
@@ -83,21 +95,17 @@ class LlamaModel {
   // (activations rounded to BF16; cpu/matmul_bf16_dot.h), false for float32 arithmetic.
   bool bf16_dot_products() const;
 
-  // The input embedding table [vocab, hidden] as the checkpoint stores it (dtype, device): ARC's
-  // whitening and embedding-side bound read it.
-  at::Tensor input_embeddings() const;
-  // Row `token` of that table as float32 into out[0, hidden_size).
+  // Row `token` of the input embedding table as float32 into out[0, hidden_size) (ARC's whitening
+  // and embedding-side bound read the table this way).
   void embedding_row(int32_t token, float* out) const;
 
  private:
-  LlamaModel(std::string dir, ModelConfig config, c10::Device device, int threads, bool cpu_kernels);
+  LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend);
 
   std::string dir_;
   ModelConfig config_;
-  c10::Device device_;
-  int threads_;
-  bool cpu_kernels_;
-  std::unique_ptr<ModelWeights> weights_;
+  std::vector<double> rope_inv_freq_;  // [head_dim / 2]: RoPE's inverse frequencies
+  std::unique_ptr<ModelBackend> backend_;
 };
 
 }  // namespace specd

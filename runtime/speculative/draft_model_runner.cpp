@@ -1,7 +1,5 @@
 #include "speculative/draft_model_runner.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -58,7 +56,7 @@ void DraftModelRunner::truncate(int64_t length) {
   if (length < cache_.length()) cache_.truncate(length);
 }
 
-at::Tensor DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
+std::vector<float> DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
   if (tokens.empty()) throw std::logic_error("DraftModelRunner::sync: no tokens");
   if (static_cast<int64_t>(tokens.size()) > model_->context_length()) throw std::logic_error("DraftModelRunner::sync: past the draft context");
   size_t common = 0;
@@ -69,9 +67,9 @@ at::Tensor DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
   ForwardRequest request;
   request.tokens.assign(tokens.begin() + common, tokens.end());
   request.logits = LogitsWanted::Last;
-  at::Tensor logits = forward(request).logits.to(at::kCPU).contiguous();
+  std::vector<float> logits = std::move(forward(request).logits.values);
   cached_.assign(tokens.begin(), tokens.end());
-  return logits[0];
+  return logits;
 }
 
 }  // namespace specd

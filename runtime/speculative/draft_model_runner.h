@@ -4,8 +4,6 @@
 // logits after its last token. The cache holds the context plus kTreeRows rows of a draft tree at
 // most, and is grown to that on demand: sized by what requests use, not by the config's
 // max_position_embeddings.
-#include <ATen/core/Tensor.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -30,8 +28,8 @@ class DraftModelRunner {
 
   const LlamaModel& model() const { return *model_; }
   void reset();  // empties the cache for a new request (keeps its memory)
-  // Logits [vocab] (CPU, float32) after the last of `tokens`.
-  at::Tensor sync(const std::vector<int32_t>& tokens);
+  // Logits [vocab] after the last of `tokens`.
+  std::vector<float> sync(const std::vector<int32_t>& tokens);
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
   void truncate(int64_t length);
   // Runs `request` on top of the cache (rows past the synced tokens, which truncate drops),

@@ -1,7 +1,5 @@
 #include "speculative/model_chain_drafter.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -37,12 +35,12 @@ DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
   tokens.push_back(request.root_token);
   const int64_t room = runner_.model().context_length() - static_cast<int64_t>(tokens.size());
   const int32_t steps = static_cast<int32_t>(std::min<int64_t>(length, room));
-  at::Tensor logits = runner_.sync(tokens);
-  const int64_t vocab = logits.size(0);
+  std::vector<float> logits = runner_.sync(tokens);
+  const int64_t vocab = static_cast<int64_t>(logits.size());
   int32_t parent = 0;
   double score = 0;  // cumulative log q of the sampled path (greedy drafts carry none)
   for (int32_t d = 0; d < steps; ++d) {
-    const float* row = logits.data_ptr<float>();
+    const float* row = logits.data();
     int32_t token;
     if (sampling_.temperature == 0.0) {
       token = argmax(row, vocab);

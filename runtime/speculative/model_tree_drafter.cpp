@@ -1,7 +1,5 @@
 #include "speculative/model_tree_drafter.h"
 
-#include <ATen/ATen.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -69,14 +67,14 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
   if (depth <= 0 || max_nodes <= 0) return tree;
   std::vector<int32_t> tokens = request.committed;
   tokens.push_back(request.root_token);
-  at::Tensor root_logits = runner_.sync(tokens);
-  const int64_t vocab = root_logits.size(0);
+  const std::vector<float> root_logits = runner_.sync(tokens);
+  const int64_t vocab = static_cast<int64_t>(root_logits.size());
   const int64_t tree_base = runner_.length();
   const int64_t root_position = tree_base - 1;
 
   std::vector<PoolNode> pool;
   std::vector<int32_t> frontier;
-  for (auto [token, logp] : draft_top_log_probs(root_logits.data_ptr<float>(), vocab, options_.top_k, scratch_)) {
+  for (auto [token, logp] : draft_top_log_probs(root_logits.data(), vocab, options_.top_k, scratch_)) {
     frontier.push_back(static_cast<int32_t>(pool.size()));
     pool.push_back({token, -1, logp});
   }
@@ -93,14 +91,14 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
       feed.positions.push_back(root_position + level - 1);
     }
     const int64_t first_row = runner_.cache().length();
-    at::Tensor logits = runner_.forward(feed).logits.to(at::kCPU).contiguous();
+    const FloatRows logits = runner_.forward(feed).logits;
     std::vector<int32_t> children;
     for (size_t f = 0; f < frontier.size(); ++f) {
       // The parent's score is copied, not referenced: the push_backs below may reallocate the pool.
       const double score = pool[frontier[f]].score;
       pool[frontier[f]].row = first_row + static_cast<int64_t>(f);
       cached_parents.push_back(feed.parents[f]);
-      const float* row = logits.data_ptr<float>() + static_cast<int64_t>(f) * vocab;
+      const float* row = logits.row(static_cast<int64_t>(f));
       for (auto [token, logp] : draft_top_log_probs(row, vocab, options_.top_k, scratch_)) {
         children.push_back(static_cast<int32_t>(pool.size()));
         pool.push_back({token, frontier[f], score + logp});

@@ -97,7 +97,7 @@ TEST_CASE("a tree grown level by level gives the logits of one forward of the wh
     feed.positions.assign(feed.tokens.size(), base + static_cast<int64_t>(level));
     feed.tree_base = base;
     feed.cached_parents = cached_parents;
-    levels.push_back(model->forward(grown, feed).logits.clone());
+    levels.push_back(test::tensor(model->forward(grown, feed).logits));
     cached_parents.insert(cached_parents.end(), feed.parents.begin(), feed.parents.end());
   }
   const at::Tensor by_levels = at::cat(levels);
@@ -110,7 +110,7 @@ TEST_CASE("a tree grown level by level gives the logits of one forward of the wh
     whole.parents.insert(whole.parents.end(), level_parents[level].begin(), level_parents[level].end());
     whole.positions.insert(whole.positions.end(), level_tokens[level].size(), base + static_cast<int64_t>(level));
   }
-  const at::Tensor at_once = model->forward(whole_cache, whole).logits;
+  const at::Tensor at_once = test::tensor(model->forward(whole_cache, whole).logits);
 
   REQUIRE(by_levels.sizes() == at_once.sizes());
   if (aten) {

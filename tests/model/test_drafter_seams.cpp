@@ -99,8 +99,8 @@ TEST_CASE("a drafter gets the entropies and hidden states it asks for, equal to 
   full.tokens = sequence;
   full.hidden_layers = {1};
   const ForwardResult reference = target->forward(cache, full);
-  const at::Tensor logits = reference.logits.contiguous();
-  const at::Tensor hidden = reference.hidden[0].to(at::kFloat).contiguous();
+  const at::Tensor logits = test::tensor(reference.logits);
+  const at::Tensor hidden = test::tensor(reference.hidden[0]);
   REQUIRE(drafter.hidden_size == hidden.size(1));
   for (size_t p = skipped; p < sequence.size(); ++p) {
     CAPTURE(p);

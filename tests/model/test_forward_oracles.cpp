@@ -27,10 +27,11 @@ at::Tensor run(const LlamaModel& model, KvCache& cache, std::vector<int64_t> tok
   request.tokens = std::move(tokens);
   request.parents = std::move(parents);
   request.positions = std::move(positions);
-  return model.forward(cache, request).logits;
+  return test::tensor(model.forward(cache, request).logits);
 }
 
 double max_abs_diff(const at::Tensor& a, const at::Tensor& b) { return (a - b).abs().max().item<double>(); }
+double max_abs_diff(const FloatRows& a, const FloatRows& b) { return max_abs_diff(test::tensor(a), test::tensor(b)); }
 
 ModelConfig with_rope(ModelConfig cfg, RopeScalingType type) {
   cfg.rope_scaling.type = type;
@@ -112,8 +113,8 @@ TEST_CASE("a tree forward equals the chain forward of each root-to-node path", "
     chain_request.tokens = path;
     chain_request.hidden_layers = {0, 2};
     ForwardResult chain = model->forward(chain_cache, chain_request);
-    CHECK(max_abs_diff(tree.logits[node], chain.logits[path.size() - 1]) < 1e-4);
-    CHECK(max_abs_diff(tree.hidden[1][node], chain.hidden[1][path.size() - 1]) < 1e-4);
+    CHECK(max_abs_diff(test::tensor(tree.logits)[node], test::tensor(chain.logits)[path.size() - 1]) < 1e-4);
+    CHECK(max_abs_diff(test::tensor(tree.hidden[1])[node], test::tensor(chain.hidden[1])[path.size() - 1]) < 1e-4);
   }
 }
 
@@ -140,8 +141,8 @@ TEST_CASE("committing a tree path leaves the cache AR decoding would hold", "[mo
   KvCache ar_cache = model->new_cache();
   for (int64_t t : committed) run(*model, ar_cache, {t});
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
-    CHECK(max_abs_diff(cache.keys(l).narrow(1, 0, 10), ar_cache.keys(l).narrow(1, 0, 10)) < 1e-5);
-    CHECK(max_abs_diff(cache.values(l).narrow(1, 0, 10), ar_cache.values(l).narrow(1, 0, 10)) < 1e-5);
+    CHECK(max_abs_diff(test::keys(cache, l).narrow(1, 0, 10), test::keys(ar_cache, l).narrow(1, 0, 10)) < 1e-5);
+    CHECK(max_abs_diff(test::values(cache, l).narrow(1, 0, 10), test::values(ar_cache, l).narrow(1, 0, 10)) < 1e-5);
   }
   // And decoding continues identically from either cache.
   CHECK(max_abs_diff(run(*model, cache, {33}), run(*model, ar_cache, {33})) < 1e-4);
@@ -215,7 +216,7 @@ TEST_CASE("with BF16 activations (AVX512-BF16) the CPU kernels stay within BF16 
   const BackendCase backends("backends-bf16-activations", head_dim, DType::BF16, threads);
   ForwardResult aten = backends.run_with(true);
   ForwardResult rounded = backends.run_with(false, false);
-  const double scale = aten.logits.abs().max().item<double>();
+  const double scale = test::tensor(aten.logits).abs().max().item<double>();
   CHECK(max_abs_diff(rounded.logits, aten.logits) < 0.02 * scale);
   CHECK(max_abs_diff(rounded.logits, aten.logits) > 0);  // the BF16 path really ran
 }
@@ -245,7 +246,7 @@ TEST_CASE("a tree continued across forwards equals the chain forward of each pat
   level2.positions = {base + 1, base + 1, base + 1};
   level2.tree_base = base;
   level2.cached_parents = {-1, -1};
-  at::Tensor logits = model->forward(cache, level2).logits;
+  at::Tensor logits = test::tensor(model->forward(cache, level2).logits);
 
   const std::vector<std::vector<int64_t>> paths{{21, 55}, {34, 89}, {34, 144}};
   for (size_t node = 0; node < paths.size(); ++node) {
@@ -284,7 +285,7 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
       feed.positions.assign(3, base + static_cast<int64_t>(level));
       feed.tree_base = base;
       feed.cached_parents = cached_parents;
-      keep(model->forward(cache, feed).logits);
+      keep(test::tensor(model->forward(cache, feed).logits));
       cached_parents.insert(cached_parents.end(), feed.parents.begin(), feed.parents.end());
     }
     cache.truncate(base);
@@ -294,7 +295,7 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
     feed.parents = {-1, -1, -1, -1};
     feed.positions.assign(4, base + 2);
     feed.tree_base = base + 2;
-    keep(model->forward(cache, feed).logits);
+    keep(test::tensor(model->forward(cache, feed).logits));
     return logits;
   };
 
@@ -306,9 +307,9 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
   used.truncate(0);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
-    used.keys(l).fill_(nan);
-    used.values(l).fill_(nan);
-    float* tiles = used.key_tiles(l);
+    test::keys(used, l).fill_(nan);
+    test::values(used, l).fill_(nan);
+    float* tiles = dynamic_cast<CpuKvStorage&>(used.storage()).key_tiles(l);
     std::fill(tiles, tiles + cfg.num_key_value_heads * cpu::key_tiles_per_head(used.capacity(), cfg.head_dim), nan);
   }
   const std::vector<at::Tensor> got = grow(used);
@@ -362,32 +363,33 @@ TEST_CASE("a token's logits are bit-identical alone, in a chain and in a tree", 
   CHECK(at::equal(nodes[5], expected[3]));
 }
 
-// The key-tile copy (KvCache::key_tiles) is trusted for rows [0, key_tiles_rows()): every cache
+// The key-tile copy (CpuKvStorage::key_tiles) is trusted for rows [0, key_tiles_rows()): every cache
 // operation that moves or drops rows must lower that mark to the first row it changed.
 TEST_CASE("truncate and commit_path lower the key tiles' valid mark to the first changed row", "[model][kv]") {
-  KvCache cache(1, 1, 32, 16, at::TensorOptions().dtype(at::kFloat));
-  CHECK(cache.key_tiles_rows() == 0);
-  cache.key_tiles(0);
+  auto rows = std::make_shared<CpuKvStorage>(1, 1, 32, 16);
+  KvCache cache(rows);
+  CHECK(rows->key_tiles_rows() == 0);
+  rows->key_tiles(0);
   cache.advance(12);
-  cache.set_key_tiles_rows(12);
+  rows->set_key_tiles_rows(12);
   cache.truncate(10);
-  CHECK(cache.key_tiles_rows() == 10);
+  CHECK(rows->key_tiles_rows() == 10);
   cache.advance(2);  // rows written by a forward are not trusted until it says so
-  CHECK(cache.key_tiles_rows() == 10);
-  cache.set_key_tiles_rows(12);
+  CHECK(rows->key_tiles_rows() == 10);
+  rows->set_key_tiles_rows(12);
   cache.advance(4);  // a 4-node tree at rows 12-15; keep nodes 0, 1 and 3
   cache.commit_path(12, {0, 1, 3});
   CHECK(cache.length() == 15);
-  CHECK(cache.key_tiles_rows() == 12);  // nothing past the old length was trusted
-  cache.set_key_tiles_rows(15);
+  CHECK(rows->key_tiles_rows() == 12);  // nothing past the old length was trusted
+  rows->set_key_tiles_rows(15);
   cache.advance(3);
   cache.commit_path(15, {0, 2});  // row 16 is replaced by row 17
-  CHECK(cache.key_tiles_rows() == 15);
-  cache.set_key_tiles_rows(17);
+  CHECK(rows->key_tiles_rows() == 15);
+  rows->set_key_tiles_rows(17);
   cache.advance(2);
   cache.commit_path(15, {0, 1, 2, 3});  // identity: nothing moved
-  CHECK(cache.key_tiles_rows() == 17);
-  CHECK_THROWS(cache.set_key_tiles_rows(33));
+  CHECK(rows->key_tiles_rows() == 17);
+  CHECK_THROWS(rows->set_key_tiles_rows(33));
 }
 
 // A cache grown while in use (a draft model's cache grows with the text) holds the same rows: the

@@ -23,7 +23,7 @@ TEST_CASE("greedy decoding picks the full forward's argmax at every step", "[mod
   ForwardRequest request;
   request.tokens.assign(prompt.begin(), prompt.end());
   request.tokens.insert(request.tokens.end(), out.tokens.begin(), out.tokens.end() - 1);
-  at::Tensor logits = model->forward(cache, request).logits;
+  at::Tensor logits = test::tensor(model->forward(cache, request).logits);
   at::Tensor argmax = logits.narrow(0, prompt.size() - 1, out.tokens.size()).argmax(-1);
   for (size_t i = 0; i < out.tokens.size(); ++i) CHECK(argmax[i].item<int64_t>() == out.tokens[i]);
 }

@@ -90,7 +90,7 @@ class Reference {
     KvCache cache = target_.new_cache(static_cast<int64_t>(prefix.size()));
     ForwardRequest request;
     request.tokens.assign(prefix.begin(), prefix.end());
-    const at::Tensor all = target_.forward(cache, request).logits.to(at::kCPU).contiguous();
+    const at::Tensor all = test::tensor(target_.forward(cache, request).logits);
     const int64_t vocab = all.size(1);
     for (size_t i = prompt_.size(); i <= prefix.size(); ++i) {
       const float* row = all[static_cast<int64_t>(i) - 1].data_ptr<float>();

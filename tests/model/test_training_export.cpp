@@ -55,7 +55,7 @@ at::Tensor runtime_logits(const std::string& dir, const std::vector<int64_t>& to
   KvCache cache = model->new_cache();
   ForwardRequest request;
   request.tokens = tokens;
-  return model->forward(cache, request).logits;
+  return test::tensor(model->forward(cache, request).logits);
 }
 
 at::Tensor training_logits(TrainLlama& model, const std::vector<int64_t>& tokens) {

@@ -51,7 +51,7 @@ at::Tensor path_logits(const LlamaModel& model, const std::vector<int32_t>& cont
   ForwardRequest chain;
   chain.tokens = path;
   chain.logits = LogitsWanted::Last;
-  return model.forward(cache, chain).logits[0].contiguous();
+  return test::tensor(model.forward(cache, chain).logits)[0].contiguous();
 }
 
 // EAGLE-2: each level expands the top_k frontier nodes by path score into top_k children each,
@@ -66,7 +66,7 @@ DraftTree reference_tree(const LlamaModel& model, const std::vector<int32_t>& co
   request.tokens.assign(context.begin(), context.end());
   request.logits = LogitsWanted::Last;
   KvCache cache = model.new_cache();
-  for (auto [token, logp] : top_log_probs(model.forward(cache, request).logits[0].contiguous(), options.top_k)) {
+  for (auto [token, logp] : top_log_probs(test::tensor(model.forward(cache, request).logits)[0].contiguous(), options.top_k)) {
     frontier.push_back(static_cast<int32_t>(pool.size()));
     pool.push_back({token, -1, logp});
   }

@@ -1,7 +1,7 @@
 // The forward pass on specd's own CPU kernels: the same arithmetic as forward_aten (which tests
 // hold it to), without ATen's per-operation dispatch, which costs a small model a large share of
 // its time, and without BLAS, which is weak for the 1-64 rows that decoding multiplies.
-#include <ATen/ATen.h>
+#include "model/cpu/cpu_forward.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,42 +12,22 @@
 #include "model/cpu/matmul.h"
 #include "model/cpu/spin_pool.h"
 #include "util/vector_math.h"
-#include "model/model_weights.h"
-
 
 namespace specd {
 namespace {
 
-const float* data(const at::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+const float* data(const std::vector<float>& v) { return v.empty() ? nullptr : v.data(); }
 
-cpu::WeightType weight_type(const at::Tensor& t) {
-  switch (t.scalar_type()) {
-    case at::kFloat: return cpu::WeightType::F32;
-    case at::kBFloat16: return cpu::WeightType::BF16;
-    case at::kHalf: return cpu::WeightType::F16;
-    default: throw std::logic_error("CPU kernels: unsupported weight dtype");
-  }
-}
-
-// How a matrix packed by pack_for_cpu_kernels is laid out.
-cpu::WeightType packed_type(const ModelWeights& weights, const at::Tensor& w) {
-  const cpu::WeightType type = weight_type(w);
-  return weights.bf16_pairs && type == cpu::WeightType::BF16 ? cpu::WeightType::BF16Pairs : type;
-}
-
-// y (+)= x W^T (+ bias) with W [out, in] packed by pack_for_cpu_kernels, of any supported dtype.
-void project(const ModelWeights& weights, const float* x, int64_t rows, const at::Tensor& w, int64_t out, int64_t in,
-             const at::Tensor& bias, float* y, bool accumulate, int threads) {
-  const cpu::WeightType type = packed_type(weights, w);
-  if (w.numel() != cpu::packed_elements(type, out, in))
-    throw std::logic_error("CPU kernels: weight is not packed for " + std::to_string(out) + "x" + std::to_string(in));
-  cpu::matmul({x, w.data_ptr(), type, data(bias), y, rows, in, out, accumulate}, threads);
+// y (+)= x W^T (+ bias) with W [out, in] packed by the loader.
+void project(const float* x, int64_t rows, const PackedMatrix& w, const std::vector<float>& bias, float* y, bool accumulate,
+             int threads) {
+  cpu::matmul({x, w.data.data(), w.type, data(bias), y, rows, w.in, w.out, accumulate}, threads);
 }
 
 // normed[i] = x[i] / rms(x[i]) * gain for each of `rows` rows.
-void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const at::Tensor& gain, float eps,
+void normalize_rows(const float* x, float* normed, int64_t rows, int64_t width, const std::vector<float>& gain, float eps,
                     int threads) {
-  const float* g = data(gain);
+  const float* g = gain.data();
   cpu::parallel_rows(rows, threads, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       cpu::rms_normalize(x + i * width, normed + i * width, width, eps);
@@ -168,23 +148,15 @@ void attend_batched(const AttentionShape& s, const float* qkv, const float* keys
   });
 }
 
-at::Tensor copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
-  return at::from_blob(const_cast<float*>(x.data()), {rows, width}, at::TensorOptions().dtype(at::kFloat)).clone();
+FloatRows copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
+  FloatRows copy(rows, width);
+  std::copy(x.begin(), x.begin() + rows * width, copy.values.begin());
+  return copy;
 }
 
 }  // namespace
 
-at::Tensor pack_for_cpu_kernels(const at::Tensor& w, bool bf16_pairs) {
-  const at::Tensor source = w.contiguous();
-  const int64_t out = source.size(0), in = source.size(1);
-  cpu::WeightType type = weight_type(source);
-  if (bf16_pairs && type == cpu::WeightType::BF16) type = cpu::WeightType::BF16Pairs;
-  at::Tensor packed = at::empty({cpu::packed_elements(type, out, in)}, source.options());
-  cpu::pack_panels(source.data_ptr(), type, out, in, packed.data_ptr());
-  return packed;
-}
-
-ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
+ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weights, CpuKvStorage& cache,
                                   const ForwardRequest& request, const ForwardPlan& plan, int threads) {
   const int64_t n = plan.n, past = plan.past, hidden = cfg.hidden_size;
   const int64_t heads = cfg.num_attention_heads, kv_heads = cfg.num_key_value_heads, head_dim = cfg.head_dim;
@@ -198,9 +170,7 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   ws.gate_up.resize(n * 2 * inter);
   ws.act.resize(n * inter);
 
-  if (weights.folded) throw std::logic_error("CPU kernels need unfolded weights");
-  for (int64_t i = 0; i < n; ++i)
-    cpu::widen_row(weights.embed.data_ptr(), weight_type(weights.embed), request.tokens[i], hidden, &ws.x[i * hidden]);
+  for (int64_t i = 0; i < n; ++i) cpu::widen_row(weights.embed.data(), weights.embed_type, request.tokens[i], hidden, &ws.x[i * hidden]);
 
   ForwardResult result;
   auto wants_hidden = [&](int layer) {
@@ -217,12 +187,12 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
   const bool batched = cpu::batch_attention_supported(head_dim);
   const int64_t tiles_from = std::min(cache.key_tiles_rows(), past);  // rows whose tiles are stale
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
-    const LayerWeights& w = weights.layers[l];
+    const CpuLayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps, threads);
-    project(weights, ws.normed.data(), n, w.qkv, qkv_width, hidden, w.qkv_bias, ws.qkv.data(), false, threads);
+    project(ws.normed.data(), n, w.qkv, w.qkv_bias, ws.qkv.data(), false, threads);
 
-    float* keys = cache.keys(l).data_ptr<float>();
-    float* values = cache.values(l).data_ptr<float>();
+    float* keys = cache.keys(l);
+    float* values = cache.values(l);
     float* tiles = batched ? cache.key_tiles(l) : nullptr;
     cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
@@ -243,17 +213,17 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     } else {
       attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
     }
-    project(weights, ws.attended.data(), n, w.o, hidden, heads * head_dim, w.o_bias, ws.x.data(), true, threads);
+    project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
-    project(weights, ws.normed.data(), n, w.gate_up, 2 * inter, hidden, {}, ws.gate_up.data(), false, threads);
+    project(ws.normed.data(), n, w.gate_up, {}, ws.gate_up.data(), false, threads);
     cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
       for (int64_t i = first; i < last; ++i) {
         const float* row = &ws.gate_up[i * 2 * inter];
         cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
       }
     });
-    project(weights, ws.act.data(), n, w.down, hidden, inter, {}, ws.x.data(), true, threads);
+    project(ws.act.data(), n, w.down, {}, ws.x.data(), true, threads);
     if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
   }
 
@@ -263,8 +233,8 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const ModelWeights& we
     const int64_t first = request.logits == LogitsWanted::All ? 0 : n - std::clamp<int64_t>(request.last_rows, 1, n);
     const int64_t rows = n - first;
     normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps, threads);
-    result.logits = at::empty({rows, cfg.vocab_size}, at::TensorOptions().dtype(at::kFloat));
-    project(weights, ws.normed.data(), rows, weights.lm_head, cfg.vocab_size, hidden, {}, result.logits.data_ptr<float>(), false, threads);
+    result.logits = FloatRows(rows, cfg.vocab_size);
+    project(ws.normed.data(), rows, weights.lm_head, {}, result.logits.row(0), false, threads);
   }
   return result;
 }

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "model/model_weights.h"
+#include "aten/aten_kv_storage.h"
+#include "aten/aten_weights.h"
 
 namespace specd {
 namespace {
@@ -56,10 +57,19 @@ at::Tensor attention_mask(const ForwardPlan& plan, c10::Device device) {
   return at::from_blob(mask.data(), {n, span}, at::TensorOptions().dtype(at::kFloat)).to(device, false, true);
 }
 
+// A float32 copy in host memory.
+FloatRows host_rows(const at::Tensor& t) {
+  const at::Tensor h = t.to(at::kCPU, at::kFloat).contiguous();
+  FloatRows rows(h.size(0), h.size(1));
+  std::copy(h.data_ptr<float>(), h.data_ptr<float>() + h.numel(), rows.values.begin());
+  return rows;
+}
+
 }  // namespace
 
-ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, KvCache& cache,
+ForwardResult forward_aten(const ModelConfig& cfg, const AtenWeights& weights, AtenKvStorage& cache,
                            const ForwardRequest& request, const ForwardPlan& plan) {
+  at::InferenceMode guard;
   const int64_t n = plan.n, past = plan.past;
   const int64_t heads = cfg.num_attention_heads, kv_heads = cfg.num_key_value_heads, head_dim = cfg.head_dim;
   const int64_t group = heads / kv_heads;
@@ -79,9 +89,9 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
   };
 
   at::Tensor x = weights.embed.index_select(0, token_index);  // [n, hidden]
-  if (wants_hidden(0)) result.hidden.push_back(x.clone());
+  if (wants_hidden(0)) result.hidden.push_back(host_rows(x));
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
-    const LayerWeights& w = weights.layers[l];
+    const AtenLayerWeights& w = weights.layers[l];
     at::Tensor qkv = project(rms_normalize(x, cfg.rms_norm_eps), w.qkv, w.qkv_bias).view({n, heads + 2 * kv_heads, head_dim});
     apply_rope(qkv.narrow(1, 0, heads + kv_heads), cos, sin);  // queries and keys together
     at::Tensor q = qkv.narrow(1, 0, heads);
@@ -105,14 +115,14 @@ ForwardResult forward_aten(const ModelConfig& cfg, const ModelWeights& weights, 
     const int64_t inter = cfg.intermediate_size;
     at::Tensor act = at::silu(gate_up.narrow(1, 0, inter)).mul_(gate_up.narrow(1, inter, inter));
     project_add(x, act, w.down);
-    if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(x.clone());
+    if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(host_rows(x));
   }
 
   if (request.logits == LogitsWanted::All) {
-    result.logits = project(rms_normalize(x, cfg.rms_norm_eps), weights.lm_head, {});
+    result.logits = host_rows(project(rms_normalize(x, cfg.rms_norm_eps), weights.lm_head, {}));
   } else if (request.logits == LogitsWanted::Last) {
     const int64_t rows = std::clamp<int64_t>(request.last_rows, 1, n);
-    result.logits = project(rms_normalize(x.narrow(0, n - rows, rows), cfg.rms_norm_eps), weights.lm_head, {});
+    result.logits = host_rows(project(rms_normalize(x.narrow(0, n - rows, rows), cfg.rms_norm_eps), weights.lm_head, {}));
   }
   return result;
 }
