@@ -1,5 +1,8 @@
 // specd bench (first form): autoregressive decode speed and the cost of one forward of n new
-// tokens on a warm cache. Medians over repeats; nothing here is a pass/fail threshold.
+// tokens on a warm cache. Medians over repeats; nothing here is a pass/fail threshold. Each figure
+// also reads as a fraction of the machine's measured limits: the bytes and FLOPs it implies
+// (bench/forward_traffic.h) per ms, against the read bandwidth and FLOP/s peak of this CPU
+// (bench/machine_limits.h).
 #include <sys/resource.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +13,8 @@
 #include <random>
 
 #include "bench/forward_cost.h"
+#include "bench/forward_traffic.h"
+#include "bench/machine_limits.h"
 #include "bench/statistics.h"
 #include "decode/autoregressive.h"
 #include "model/cpu_threads.h"
@@ -42,6 +47,28 @@ std::vector<std::vector<int32_t>> synthetic_prompts(const std::vector<int64_t>& 
     prompts.push_back(std::move(prompt));
   }
   return prompts;
+}
+
+ModelByteSizes byte_sizes(const LlamaModel& model) {
+  return {model.weight_bytes(), model.weight_element_bytes(), kv_read_bytes_per_row(model.kv_bytes(16), model.uses_cpu_kernels())};
+}
+
+nlohmann::json machine_json(const MachineLimits& m) {
+  return {{"cpu", m.cpu.model}, {"features", m.cpu.features}, {"threads", m.threads},
+          {"read_buffer_mib", m.read_buffer_bytes / 1048576.0}, {"read_gbps", m.read_gbps}, {"f32_loop", m.f32_loop},
+          {"f32_gflops", m.f32_gflops}, {"bf16_gflops", m.bf16_gflops ? nlohmann::json(*m.bf16_gflops) : nlohmann::json()}};
+}
+
+// Achieved GB/s and GFLOP/s of `traffic` done in `ms`, and each as a fraction of its ceiling.
+void add_rates(nlohmann::json& entry, const std::string& prefix, const ForwardTraffic& traffic, double ms, double read_gbps,
+               double peak_gflops) {
+  const double gbps = traffic.bytes / ms / 1e6, gflops = traffic.flops / ms / 1e6;  // bytes/ms / 1e6 = GB/s
+  entry[prefix + "bytes"] = traffic.bytes;
+  entry[prefix + "flops"] = traffic.flops;
+  entry[prefix + "gbps"] = gbps;
+  entry[prefix + "gflops"] = gflops;
+  entry[prefix + "bandwidth_fraction"] = gbps / read_gbps;
+  entry[prefix + "flops_fraction"] = gflops / peak_gflops;
 }
 
 }  // namespace
@@ -83,7 +110,7 @@ int run_bench(const Args& args) {
   const int64_t longest_prompt = prompt_lengths.empty() ? 0 : *std::max_element(prompt_lengths.begin(), prompt_lengths.end());
   check_request_memory(*model, nullptr, {}, longest_prompt, new_tokens);
 
-  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()), "bench", "measurements");
+  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()) + 1, "bench", "measurements");
   nlohmann::json report;
   report["model"] = model_dir;
   report["device"] = device.name;
@@ -120,13 +147,29 @@ int run_bench(const Args& args) {
   for (auto& entry : forward)
     if (one_token_ms > 0) entry["vs_one_token"] = entry["ms"].get<double>() / one_token_ms;
   report["forward_prefix"] = prefix;
-  report["forward"] = forward;
   // The peak beside what it holds: the weights as the forward keeps them and the most the KV
   // caches reserved at once (their whole capacity, written or not).
   report["peak_rss_mib"] = peak_rss_mib();
   report["weights_mib"] = static_cast<double>(model->weight_bytes()) / (1 << 20);
   report["kv_peak_mib"] = static_cast<double>(kv_memory_peak()) / (1 << 20);
   report["repeats"] = repeats;
+
+  // The ceilings come last, after the peak RSS is read: their read buffer (4x the last-level
+  // cache, 128 MiB here) would otherwise count in it. Same thread count as the model's kernels.
+  const MachineLimits limits = measure_machine_limits(resolve_thread_count(device.threads));
+  progress.step("machine limits");
+  const bool bf16_peak = model->bf16_dot_products() && limits.bf16_gflops.has_value();
+  const double peak_gflops = bf16_peak ? *limits.bf16_gflops : limits.f32_gflops;
+  report["machine"] = machine_json(limits);
+  report["flops_ceiling"] = bf16_peak ? "bf16" : "f32";
+  const ModelByteSizes sizes = byte_sizes(*model);
+  add_rates(report, "decode_", decode_traffic(cfg, sizes, prompt_lengths, new_tokens), median(decode_ms_per_token), limits.read_gbps,
+            peak_gflops);
+  for (auto& entry : forward) {
+    const int64_t n = entry["tokens"].get<int64_t>();
+    add_rates(entry, "", forward_traffic(cfg, sizes, n, prefix, n), entry["ms"].get<double>(), limits.read_gbps, peak_gflops);
+  }
+  report["forward"] = forward;
   progress.done();
 
   if (json) {
@@ -135,13 +178,27 @@ int run_bench(const Args& args) {
   }
   std::printf("model %s on %s (%s), %d threads, median of %d repeats\n", model_dir.c_str(), device.name.c_str(),
               model->uses_cpu_kernels() ? "specd's kernels" : "ATen", report["threads"].get<int>(), repeats);
+  std::string features;
+  for (const auto& f : limits.cpu.features) features += " " + f;
+  std::printf("  CPU: %s (%s)\n", limits.cpu.model.c_str(), features.empty() ? "none of avx2 fma avx512f avx512_bf16" : features.substr(1).c_str());
+  std::printf("  measured ceilings, %d threads: read %.1f GB/s (sum of %.0f MiB), F32 FMA %.1f GFLOP/s (%s loop), BF16 dot ",
+              limits.threads, limits.read_gbps, limits.read_buffer_bytes / 1048576.0, limits.f32_gflops, limits.f32_loop.c_str());
+  if (limits.bf16_gflops) std::printf("%.1f GFLOP/s\n", *limits.bf16_gflops);
+  else std::printf("n/a\n");
+  const char* peak_name = bf16_peak ? "BF16 peak" : "F32 peak";
   std::printf("  autoregressive decode: %.3f ms/token (%.1f tokens/s), %lld new tokens after prompts of", report["decode_ms_per_token"].get<double>(),
               report["decode_tokens_per_s"].get<double>(), static_cast<long long>(new_tokens));
   for (int64_t length : prompt_lengths) std::printf(" %lld", static_cast<long long>(length));
-  std::printf(" tokens\n  forward of n new tokens on %lld cached, all logits:\n", static_cast<long long>(prefix));
+  std::printf(" tokens\n    %.2f MB and %.2f MFLOP a token: %.2f GB/s (%.1f%% of read), %.2f GFLOP/s (%.1f%% of %s)\n",
+              report["decode_bytes"].get<double>() / 1e6, report["decode_flops"].get<double>() / 1e6, report["decode_gbps"].get<double>(),
+              100 * report["decode_bandwidth_fraction"].get<double>(), report["decode_gflops"].get<double>(),
+              100 * report["decode_flops_fraction"].get<double>(), peak_name);
+  std::printf("  forward of n new tokens on %lld cached, all logits:\n", static_cast<long long>(prefix));
   for (const auto& entry : forward)
-    std::printf("    n=%-3lld %8.3f ms  (%.2fx one token)\n", static_cast<long long>(entry["tokens"].get<int64_t>()),
-                entry["ms"].get<double>(), entry.value("vs_one_token", 0.0));
+    std::printf("    n=%-3lld %8.3f ms  (%.2fx one token)  %7.2f GB/s (%5.1f%% of read)  %7.2f GFLOP/s (%5.1f%% of %s)\n",
+                static_cast<long long>(entry["tokens"].get<int64_t>()), entry["ms"].get<double>(), entry.value("vs_one_token", 0.0),
+                entry["gbps"].get<double>(), 100 * entry["bandwidth_fraction"].get<double>(), entry["gflops"].get<double>(),
+                100 * entry["flops_fraction"].get<double>(), peak_name);
   std::printf("  peak RSS: %.1f MiB (weights %.1f MiB, KV caches at most %.1f MiB at once)\n", report["peak_rss_mib"].get<double>(),
               report["weights_mib"].get<double>(), report["kv_peak_mib"].get<double>());
   return 0;

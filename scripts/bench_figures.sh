@@ -4,8 +4,11 @@
 #      Llama checkpoints of the anchor's shapes a and c, in F32 and BF16, specd bench;
 #   2. the demo pair: specd bench of the target and the draft;
 #   3. every decoding method against AR on the workload suite, greedy: specd bench --methods.
+#   scripts/bench_figures.sh [--runtime]   (--runtime: parts 1 and 2 only, a few minutes)
 # Run on a quiet machine: other processes change the figures (the README gives the date).
 set -euo pipefail
+runtime_only=false
+[ "${1:-}" = "--runtime" ] && runtime_only=true
 cd "$(dirname "$0")/.."
 specd=build/cli/specd
 out=reports/bench
@@ -29,6 +32,8 @@ done
 
 echo "== specd bench --model data/models/demo-target --fp32-activations ==" >&2
 "$specd" bench --model data/models/demo-target --fp32-activations --repeats "$repeats" --json > "$out/demo-target-fp32-activations.json"
+
+$runtime_only && exit 0
 
 # The demo pair's artifact: SAM-Decoding's static corpus (the target's greedy answers to the
 # calibration prompts, which no workload shares) and CSD's correction memory.

@@ -1,0 +1,238 @@
+#include "bench/machine_limits.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "model/cpu/spin_pool.h"
+#include "util/simd.h"
+
+namespace specd {
+namespace {
+
+constexpr int kPasses = 3;
+constexpr int64_t kFlopIterations = int64_t{1} << 21;  // ~5-20 ms a pass per core
+
+std::string trim(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t\r");
+  return first == std::string::npos ? "" : s.substr(first, last - first + 1);
+}
+
+// Best wall time (s) of `kPasses` runs of body(thread) on every thread at once.
+template <typename Body>
+double best_seconds(int threads, const Body& body) {
+  double best = 1e30;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const auto start = std::chrono::steady_clock::now();
+    cpu::parallel_for(threads, threads, [&](int64_t first, int64_t last, int) {
+      for (int64_t t = first; t < last; ++t) body(static_cast<int>(t));
+    });
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+// Results land here so that the compiler keeps the loops.
+volatile float g_sink;
+
+#if defined(__AVX512F__)
+// Not _mm512_reduce_add_ps: GCC 12 warns of an uninitialised operand inside it (a false positive).
+float lane_sum(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float total = 0;
+  for (float x : lanes) total += x;
+  return total;
+}
+#endif
+
+// The last-level cache of cpu0 as sysfs tells it: the size of one instance and how many CPUs
+// share it ({0, 1} when sysfs does not say). glibc's sysconf can report the whole package's L3
+// instead (320 MiB on this 2-CPU EPYC guest, whose CPUs share one 32 MiB L3).
+std::pair<int64_t, int> last_level_cache() {
+  std::pair<int64_t, int> best{0, 1};
+  int best_level = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
+    int level = 0;
+    int64_t kib = 0;
+    if (!(level_file >> level) || !(size_file >> kib) || level <= best_level) continue;  // "32768K"
+    int sharers = 0;
+    std::string range;
+    while (std::getline(shared_file, range, ',')) {  // "0-1,4-5"
+      const size_t dash = range.find('-');
+      sharers += dash == std::string::npos ? 1 : std::stoi(range.substr(dash + 1)) - std::stoi(range.substr(0, dash)) + 1;
+    }
+    best = {kib * 1024, std::max(1, sharers)};
+    best_level = level;
+  }
+  return best;
+}
+
+// 4 x the last-level cache the threads can fill (one instance per `sharers` threads): at most a
+// quarter of the array can survive in cache from the previous pass, and a streaming sum evicts
+// even that before reaching it, so every pass reads DRAM. A fixed 256 MiB would fit in the L3s
+// of a large server's threads and cost twice the time here (128 MiB); the floor covers a CPU
+// that reports no cache, the cap the start-up time.
+int64_t read_buffer_bytes(int threads) {
+  const auto [cache, sharers] = last_level_cache();
+  const int64_t instances = (threads + sharers - 1) / sharers;
+  return std::clamp<int64_t>(4 * cache * instances, int64_t{64} << 20, int64_t{1} << 30);
+}
+
+float sum_floats(const float* p, int64_t count) {
+#if defined(__AVX512F__)
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int64_t i = 0; i + 64 <= count; i += 64) {
+    SPECD_UNROLL for (int j = 0; j < 4; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_loadu_ps(p + i + 16 * j));
+  }
+  return lane_sum(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+#elif defined(SPECD_HAVE_AVX2)
+  __m256 acc[8];
+  SPECD_UNROLL for (int j = 0; j < 8; ++j) acc[j] = _mm256_setzero_ps();
+  for (int64_t i = 0; i + 64 <= count; i += 64) {
+    SPECD_UNROLL for (int j = 0; j < 8; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_loadu_ps(p + i + 8 * j));
+  }
+  SPECD_UNROLL for (int j = 1; j < 8; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc[0]);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+#else
+  float acc[8] = {};
+  for (int64_t i = 0; i + 8 <= count; i += 8) {
+    SPECD_UNROLL for (int j = 0; j < 8; ++j) acc[j] += p[i + j];
+  }
+  float total = 0;
+  for (float v : acc) total += v;
+  return total;
+#endif
+}
+
+double measure_read_gbps(int threads, int64_t bytes) {
+  // Whole blocks of 64 floats per thread, which every sum loop above consumes.
+  const int64_t per_thread = bytes / static_cast<int64_t>(sizeof(float)) / threads / 64 * 64;
+  std::unique_ptr<float[]> data(new float[per_thread * threads]);
+  // Each thread first touches the pages it reads, as the model's workers do with their panels.
+  best_seconds(threads, [&](int t) { std::fill_n(data.get() + t * per_thread, per_thread, 1.0f); });
+  const double seconds = best_seconds(threads, [&](int t) { g_sink = sum_floats(data.get() + t * per_thread, per_thread); });
+  return static_cast<double>(per_thread * threads * sizeof(float)) / seconds / 1e9;
+}
+
+const char* f32_loop_name() {
+#if defined(__AVX512F__)
+  return "avx512";
+#elif defined(SPECD_HAVE_AVX2)
+  return "avx2";
+#else
+  return "scalar";
+#endif
+}
+
+// FLOPs of one thread's loop (the widest vectors this build targets, f32_loop_name); independent accumulators cover the FMA latency (4-5 cycles on two
+// ports needs at least 10 in flight).
+int64_t f32_loop() {
+#if defined(__AVX512F__)
+  __m512 acc[16];
+  SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_set1_ps(0.01f * j);
+  const __m512 m = _mm512_set1_ps(0.999999f), a = _mm512_set1_ps(1e-6f);  // converges to 1: no overflow
+  for (int64_t i = 0; i < kFlopIterations; ++i) {
+    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_fmadd_ps(acc[j], m, a);
+  }
+  SPECD_UNROLL for (int j = 1; j < 16; ++j) acc[0] = _mm512_add_ps(acc[0], acc[j]);
+  g_sink = lane_sum(acc[0]);
+  return kFlopIterations * 16 * 16 * 2;
+#elif defined(SPECD_HAVE_AVX2)
+  __m256 acc[12];  // 16 registers: 12 accumulators and the two constants
+  SPECD_UNROLL for (int j = 0; j < 12; ++j) acc[j] = _mm256_set1_ps(0.01f * j);
+  const __m256 m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-6f);
+  for (int64_t i = 0; i < kFlopIterations; ++i) {
+    SPECD_UNROLL for (int j = 0; j < 12; ++j) acc[j] = _mm256_fmadd_ps(acc[j], m, a);
+  }
+  SPECD_UNROLL for (int j = 1; j < 12; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, acc[0]);
+  g_sink = lanes[0];
+  return kFlopIterations * 12 * 8 * 2;
+#else
+  float acc[16];
+  for (int j = 0; j < 16; ++j) acc[j] = 0.01f * j;
+  for (int64_t i = 0; i < kFlopIterations; ++i) {
+    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = acc[j] * 0.999999f + 1e-6f;
+  }
+  g_sink = acc[0] + acc[15];
+  return kFlopIterations * 16 * 2;
+#endif
+}
+
+#if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
+// vdpbf16ps: each fp32 lane adds two BF16 products, 4 FLOP.
+int64_t bf16_loop() {
+  __m512 acc[16];
+  // Distinct starting values: equal ones let the compiler merge the accumulators into one.
+  SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_set1_ps(0.01f * j);
+  const __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-3f), _mm512_set1_ps(1e-3f));
+  const __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f));
+  for (int64_t i = 0; i < kFlopIterations; ++i) {
+    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_dpbf16_ps(acc[j], x, y);
+  }
+  SPECD_UNROLL for (int j = 1; j < 16; ++j) acc[0] = _mm512_add_ps(acc[0], acc[j]);
+  g_sink = lane_sum(acc[0]);
+  return kFlopIterations * 16 * 16 * 4;
+}
+#endif
+
+template <typename Loop>
+double measure_gflops(int threads, const Loop& loop) {
+  const int64_t flops = loop();  // this thread's warm-up, which also gives the count
+  return static_cast<double>(flops) * threads / best_seconds(threads, [&](int) { loop(); }) / 1e9;
+}
+
+}  // namespace
+
+CpuInfo parse_cpuinfo(const std::string& text) {
+  CpuInfo info{"unknown", {}};
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line) && !trim(line).empty()) {  // the first processor's block
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "model name" && !value.empty()) info.model = value;
+    if (key != "flags") continue;
+    std::istringstream words(" " + value + " ");
+    std::vector<std::string> flags;
+    for (std::string w; words >> w;) flags.push_back(w);
+    for (const char* feature : {"avx2", "fma", "avx512f", "avx512_bf16"})
+      if (std::find(flags.begin(), flags.end(), feature) != flags.end()) info.features.push_back(feature);
+  }
+  return info;
+}
+
+CpuInfo read_cpuinfo() {
+  std::ifstream file("/proc/cpuinfo");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_cpuinfo(text.str());
+}
+
+MachineLimits measure_machine_limits(int threads) {
+  MachineLimits limits;
+  limits.cpu = read_cpuinfo();
+  limits.threads = std::max(1, threads);
+  limits.read_buffer_bytes = read_buffer_bytes(limits.threads);
+  limits.read_gbps = measure_read_gbps(limits.threads, limits.read_buffer_bytes);
+  limits.f32_loop = f32_loop_name();
+  limits.f32_gflops = measure_gflops(limits.threads, f32_loop);
+#if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
+  limits.bf16_gflops = measure_gflops(limits.threads, bf16_loop);
+#endif
+  return limits;
+}
+
+}  // namespace specd
