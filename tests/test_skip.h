@@ -10,3 +10,13 @@
     WARN(SPECD_SKIP_MARKER ": " << reason);     \
     return;                                     \
   } while (false)
+
+// Defined in a build with AddressSanitizer (gcc's macro, clang's feature test): resident memory
+// there includes ASan's shadow and quarantine, so memory measurements skip.
+#if defined(__SANITIZE_ADDRESS__)
+#define SPECD_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPECD_UNDER_ASAN 1
+#endif
+#endif

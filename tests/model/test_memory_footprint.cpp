@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_helpers.h"
+#include "test_skip.h"
 
 using namespace specd;
 using namespace specd::test;
@@ -25,6 +26,9 @@ nlohmann::json bench(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("peak RSS after load and decode is at most the weights, the KV caches and 64 MiB", "[model][memory]") {
+#ifdef SPECD_UNDER_ASAN
+  SPECD_SKIP("AddressSanitizer's shadow memory and quarantine count in resident memory");
+#endif
   const std::string fixtures = std::string(SPECD_BINARY_DIR) + "/test-fixtures/";
   auto [name, dir] = GENERATE(table<std::string, std::string>({
       {"demo target (BF16)", std::string(SPECD_SOURCE_DIR) + "/data/models/demo-target"},

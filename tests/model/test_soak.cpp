@@ -53,13 +53,6 @@ std::string write_pair_model(const std::string& name, const ModelConfig& cfg, do
 
 // AddressSanitizer keeps freed blocks in a quarantine (up to 256 MiB) to catch use after free, so
 // resident memory grows there without a leak (measured: 115 MiB over this test).
-#if defined(__SANITIZE_ADDRESS__)
-#define SPECD_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SPECD_UNDER_ASAN 1
-#endif
-#endif
 
 TEST_CASE("soak: 10,000 speculative steps with rollbacks keep memory flat and equal AR at T=0", "[spec][soak]") {
 #ifdef SPECD_UNDER_ASAN
