@@ -51,10 +51,7 @@ class AtenBackend final : public ModelBackend {
     return std::make_unique<AtenKvStorage>(cfg_.num_hidden_layers, cfg_.num_key_value_heads, capacity, cfg_.head_dim, device_);
   }
   int64_t kv_bytes(int64_t rows) const override {
-    int64_t bytes = static_cast<int64_t>(sizeof(float));
-    for (int64_t factor : {int64_t{2}, int64_t{cfg_.num_hidden_layers}, int64_t{cfg_.num_key_value_heads}, rows, int64_t{cfg_.head_dim}})
-      if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
-    return bytes;
+    return kv_array_bytes(2, cfg_.num_hidden_layers, cfg_.num_key_value_heads, rows, cfg_.head_dim);
   }
 
   ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const override {

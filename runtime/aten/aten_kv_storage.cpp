@@ -21,12 +21,7 @@ AtenKvStorage::AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity,
 
 AtenKvStorage::~AtenKvStorage() = default;
 
-int64_t AtenKvStorage::bytes() const {
-  int64_t bytes = static_cast<int64_t>(sizeof(float));
-  for (int64_t factor : {int64_t{2}, layers_, kv_heads_, capacity_, head_dim_})
-    if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
-  return bytes;
-}
+int64_t AtenKvStorage::bytes() const { return kv_array_bytes(2, layers_, kv_heads_, capacity_, head_dim_); }
 
 std::unique_ptr<KvStorage> AtenKvStorage::grown(int64_t capacity, int64_t keep) const {
   auto bigger = std::make_unique<AtenKvStorage>(layers_, kv_heads_, capacity, head_dim_, device_);

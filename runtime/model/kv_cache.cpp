@@ -5,6 +5,13 @@
 
 namespace specd {
 
+int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim) {
+  int64_t bytes = static_cast<int64_t>(sizeof(float));
+  for (int64_t factor : {arrays, layers, kv_heads, rows, head_dim})
+    if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
+  return bytes;
+}
+
 void KvCache::reserve(int64_t rows) {
   if (rows > capacity()) storage_ = storage_->grown(rows, length_);
 }

@@ -11,6 +11,10 @@
 
 namespace specd {
 
+// Bytes of `arrays` arrays per layer of [kv_heads, rows, head_dim] float32 (keys and values: 2),
+// INT64_MAX when that overflows (more than any memory limit).
+int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim);
+
 // One allocation of a cache's rows, shared by copies of the KvCache that made it.
 class KvStorage {
  public:

@@ -10,15 +10,6 @@
 namespace specd {
 namespace {
 
-// Bytes of `tensors` arrays per layer of [kv_heads, rows, head_dim] floats (INT64_MAX when that
-// overflows: more than any limit).
-int64_t array_bytes(int64_t tensors, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim) {
-  int64_t bytes = static_cast<int64_t>(sizeof(float));
-  for (int64_t factor : {tensors, layers, kv_heads, rows, head_dim})
-    if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
-  return bytes;
-}
-
 int64_t tiled_rows(int64_t rows) { return (rows + 15) / 16 * 16; }
 
 std::string rows_text(int64_t rows) { return "the KV cache of " + std::to_string(rows) + " rows"; }
@@ -28,7 +19,7 @@ std::string rows_text(int64_t rows) { return "the KV cache of " + std::to_string
 CpuKvStorage::CpuKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim)
     : layers_(layers), kv_heads_(kv_heads), capacity_(capacity), head_dim_(head_dim) {
   // Reserved before allocating: a limit passed is an error, not an attempt to allocate.
-  const int64_t bytes = array_bytes(2, layers, kv_heads, capacity, head_dim);
+  const int64_t bytes = kv_array_bytes(2, layers, kv_heads, capacity, head_dim);
   memory_ = std::make_unique<KvMemoryReservation>(bytes, rows_text(capacity));
   rows_ = HostBuffer(static_cast<size_t>(bytes));
 }
@@ -36,14 +27,14 @@ CpuKvStorage::CpuKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, i
 CpuKvStorage::~CpuKvStorage() = default;
 
 int64_t CpuKvStorage::bytes_for(int64_t layers, int64_t kv_heads, int64_t head_dim, int64_t rows) {
-  const int64_t kv = array_bytes(2, layers, kv_heads, rows, head_dim);
-  const int64_t tiles = array_bytes(1, layers, kv_heads, tiled_rows(rows), head_dim);
+  const int64_t kv = kv_array_bytes(2, layers, kv_heads, rows, head_dim);
+  const int64_t tiles = kv_array_bytes(1, layers, kv_heads, tiled_rows(rows), head_dim);
   int64_t total = 0;
   if (kv == INT64_MAX || tiles == INT64_MAX || __builtin_add_overflow(kv, tiles, &total)) return INT64_MAX;
   return total;
 }
 
-int64_t CpuKvStorage::bytes() const { return array_bytes(2, layers_, kv_heads_, capacity_, head_dim_); }
+int64_t CpuKvStorage::bytes() const { return kv_array_bytes(2, layers_, kv_heads_, capacity_, head_dim_); }
 
 std::unique_ptr<KvStorage> CpuKvStorage::grown(int64_t capacity, int64_t keep) const {
   auto bigger = std::make_unique<CpuKvStorage>(layers_, kv_heads_, capacity, head_dim_);
@@ -75,7 +66,7 @@ void CpuKvStorage::invalidate_from(int64_t row) { tiles_rows_ = std::min(tiles_r
 float* CpuKvStorage::key_tiles(int64_t layer) {
   const int64_t per_layer = kv_heads_ * tiled_rows(capacity_) * head_dim_;
   if (tiles_.empty()) {
-    const int64_t bytes = array_bytes(1, layers_, kv_heads_, tiled_rows(capacity_), head_dim_);
+    const int64_t bytes = kv_array_bytes(1, layers_, kv_heads_, tiled_rows(capacity_), head_dim_);
     tiles_memory_ = std::make_unique<KvMemoryReservation>(bytes, "the key tiles of " + rows_text(capacity_));
     tiles_ = HostBuffer(static_cast<size_t>(bytes));
   }
