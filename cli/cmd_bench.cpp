@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "bench/forward_cost.h"
 #include "bench/forward_traffic.h"
+#include "bench/kv_precision.h"
 #include "bench/machine_limits.h"
 #include "bench/statistics.h"
 #include "decode/autoregressive.h"
@@ -110,11 +112,14 @@ int run_bench(const Args& args) {
   const int64_t longest_prompt = prompt_lengths.empty() ? 0 : *std::max_element(prompt_lengths.begin(), prompt_lengths.end());
   check_request_memory(*model, nullptr, {}, longest_prompt, new_tokens);
 
-  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()) + 1, "bench", "measurements");
+  const bool narrow_kv = model->kv_type() != KvType::F32;
+  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()) + 1 + (narrow_kv ? 1 : 0), "bench",
+                    "measurements");
   nlohmann::json report;
   report["model"] = model_dir;
   report["device"] = device.name;
   report["threads"] = resolve_thread_count(device.threads);
+  report["kv_dtype"] = kv_type_name(model->kv_type());
   report["shape"] = {{"layers", cfg.num_hidden_layers}, {"hidden", cfg.hidden_size}, {"heads", cfg.num_attention_heads},
                      {"kv_heads", cfg.num_key_value_heads}, {"ffn", cfg.intermediate_size}, {"vocab", cfg.vocab_size}};
 
@@ -123,10 +128,13 @@ int run_bench(const Args& args) {
   GenerateOptions options;
   options.max_new_tokens = new_tokens;
   generate_autoregressive(*model, synthetic_prompts({prompt_lengths[0]}, cfg.vocab_size)[0], options);  // warm-up
+  std::vector<int32_t> decoded_text;  // the last prompt and what the model decoded after it
   for (const auto& prompt : synthetic_prompts(prompt_lengths, cfg.vocab_size)) {
     for (int r = 0; r < repeats; ++r) {
       GenerateOutput out = generate_autoregressive(*model, prompt, options);
       decode_ms_per_token.push_back(out.stats.decode_ms / (out.stats.new_tokens - 1));
+      decoded_text = prompt;
+      decoded_text.insert(decoded_text.end(), out.tokens.begin(), out.tokens.end());
       progress.step("decode");
     }
   }
@@ -154,6 +162,18 @@ int run_bench(const Args& args) {
   report["kv_peak_mib"] = static_cast<double>(kv_memory_peak()) / (1 << 20);
   report["repeats"] = repeats;
 
+  // What a 16-bit cache costs in accuracy: the logits of the last decode run's text (prompt and
+  // output, every position) against a float32 cache's. After the peak is read: the comparison's
+  // two caches are not part of decoding.
+  std::optional<KvPrecisionDistance> kv_distance;
+  if (narrow_kv) {
+    kv_distance = kv_precision_distance(*model, model->kv_type(), decoded_text);
+    report["kv_vs_f32"] = {{"positions", kv_distance->positions}, {"max_abs_logit", kv_distance->max_abs_logit},
+                           {"mean_abs_logit", kv_distance->mean_abs_logit}, {"mean_kl_nats", kv_distance->mean_kl},
+                           {"max_kl_nats", kv_distance->max_kl}, {"top1_agreement", kv_distance->top1_agreement}};
+    progress.step("KV precision");
+  }
+
   // The ceilings come last, after the peak RSS is read: their read buffer (4x the last-level
   // cache, 128 MiB here) would otherwise count in it. Same thread count as the model's kernels.
   const MachineLimits limits = measure_machine_limits(resolve_thread_count(device.threads));
@@ -176,8 +196,9 @@ int run_bench(const Args& args) {
     std::cout << report.dump(2) << "\n";
     return 0;
   }
-  std::printf("model %s on %s (%s), %d threads, median of %d repeats\n", model_dir.c_str(), device.name.c_str(),
-              model->uses_cpu_kernels() ? "specd's kernels" : "ATen", report["threads"].get<int>(), repeats);
+  std::printf("model %s on %s (%s), %d threads, KV cache %s, median of %d repeats\n", model_dir.c_str(), device.name.c_str(),
+              model->uses_cpu_kernels() ? "specd's kernels" : "ATen", report["threads"].get<int>(), kv_type_name(model->kv_type()),
+              repeats);
   std::string features;
   for (const auto& f : limits.cpu.features) features += " " + f;
   std::printf("  CPU: %s (%s)\n", limits.cpu.model.c_str(), features.empty() ? "none of avx2 fma avx512f avx512_bf16" : features.substr(1).c_str());
@@ -201,6 +222,11 @@ int run_bench(const Args& args) {
                 100 * entry["flops_fraction"].get<double>(), peak_name);
   std::printf("  peak RSS: %.1f MiB (weights %.1f MiB, KV caches at most %.1f MiB at once)\n", report["peak_rss_mib"].get<double>(),
               report["weights_mib"].get<double>(), report["kv_peak_mib"].get<double>());
+  if (kv_distance)
+    std::printf("  %s KV cache vs float32, %lld positions: logits max |diff| %.4g, mean %.3g; KL mean %.3g nats (max %.3g); "
+                "argmax agrees at %.1f%%\n",
+                kv_type_name(model->kv_type()), static_cast<long long>(kv_distance->positions), kv_distance->max_abs_logit,
+                kv_distance->mean_abs_logit, kv_distance->mean_kl, kv_distance->max_kl, 100 * kv_distance->top1_agreement);
   return 0;
 }
 

@@ -61,6 +61,11 @@ void add_device_options(po::options_description& options, DeviceSpec& device) {
       ("max-memory", po::value<std::string>()->notifier([&device](const std::string& text) { device.max_kv_bytes = parse_byte_size("--max-memory", text); }),
        ("most memory the KV caches may take together, e.g. 8G (default: half the physical memory, " +
         format_bytes(default_kv_memory_limit()) + " here)").c_str())
+      ("kv-dtype", po::value<std::string>()->default_value("f32")->notifier([&device](const std::string& text) {
+         device.kv_type = parse_kv_type("--kv-dtype", text);
+       }),
+       "what the KV caches store keys and values as: f32, bf16 or f16 (half the memory; attention still computes in "
+       "float32)")
       ("aten", po::bool_switch(&device.aten_on_cpu), "on the CPU, run libtorch's ATen operations instead of specd's kernels")
       ("fp32-activations", po::bool_switch(&device.fp32_activations),
        "BF16 weights on a CPU with AVX512-BF16: keep activations float32 instead of rounding them to BF16 for the "

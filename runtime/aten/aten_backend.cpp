@@ -47,11 +47,12 @@ class AtenBackend final : public ModelBackend {
   std::string device() const override { return device_.str(); }
   bool cpu_kernels() const override { return false; }
 
-  std::unique_ptr<KvStorage> new_kv(int64_t capacity) const override {
-    return std::make_unique<AtenKvStorage>(cfg_.num_hidden_layers, cfg_.num_key_value_heads, capacity, cfg_.head_dim, device_);
+  std::unique_ptr<KvStorage> new_kv(int64_t capacity, KvType type) const override {
+    return std::make_unique<AtenKvStorage>(cfg_.num_hidden_layers, cfg_.num_key_value_heads, capacity, cfg_.head_dim, type,
+                                           device_);
   }
-  int64_t kv_bytes(int64_t rows) const override {
-    return kv_array_bytes(2, cfg_.num_hidden_layers, cfg_.num_key_value_heads, rows, cfg_.head_dim);
+  int64_t kv_bytes(int64_t rows, KvType type) const override {
+    return kv_array_bytes(2, cfg_.num_hidden_layers, cfg_.num_key_value_heads, rows, cfg_.head_dim, type);
   }
 
   ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const override {

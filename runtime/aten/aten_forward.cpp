@@ -103,9 +103,12 @@ ForwardResult forward_aten(const ModelConfig& cfg, const AtenWeights& weights, A
     // kv head are stacked as rows of one matrix per kv head.
     at::Tensor q_grouped = n == 1 ? q.view({kv_heads, group, head_dim})
                                   : q.reshape({n, kv_heads, group, head_dim}).permute({1, 2, 0, 3}).reshape({kv_heads, group * n, head_dim});
-    at::Tensor scores = at::bmm(q_grouped, keys.narrow(1, 0, past + n).transpose(1, 2));  // [kv, group*n, past+n]
+    // Rows stored as BF16 or F16 (rounded by copy_, to nearest even) are widened for the products.
+    const at::Tensor seen_keys = keys.narrow(1, 0, past + n).to(at::kFloat);
+    const at::Tensor seen_values = values.narrow(1, 0, past + n).to(at::kFloat);
+    at::Tensor scores = at::bmm(q_grouped, seen_keys.transpose(1, 2));  // [kv, group*n, past+n]
     if (mask.defined()) scores.view({kv_heads, group, n, past + n}).narrow(3, plan.shared, plan.span()).add_(mask);
-    at::Tensor attended = at::bmm(at::softmax(scores, -1), values.narrow(1, 0, past + n));  // [kv, group*n, head_dim]
+    at::Tensor attended = at::bmm(at::softmax(scores, -1), seen_values);  // [kv, group*n, head_dim]
     at::Tensor merged = n == 1 ? attended.view({1, heads * head_dim})
                                : attended.view({kv_heads, group, n, head_dim}).permute({2, 0, 1, 3}).reshape({n, heads * head_dim});
     project_add(x, merged, w.o);

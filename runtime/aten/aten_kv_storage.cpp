@@ -8,11 +8,25 @@
 
 namespace specd {
 
-AtenKvStorage::AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, c10::Device device)
-    : layers_(layers), kv_heads_(kv_heads), capacity_(capacity), head_dim_(head_dim), device_(device) {
+namespace {
+
+at::ScalarType scalar_type(KvType type) {
+  switch (type) {
+    case KvType::BF16: return at::kBFloat16;
+    case KvType::F16: return at::kHalf;
+    case KvType::F32: break;
+  }
+  return at::kFloat;
+}
+
+}  // namespace
+
+AtenKvStorage::AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, KvType type,
+                             c10::Device device)
+    : layers_(layers), kv_heads_(kv_heads), capacity_(capacity), head_dim_(head_dim), type_(type), device_(device) {
   // Reserved before allocating: a limit passed is an error, not an attempt to allocate.
   memory_ = std::make_unique<KvMemoryReservation>(bytes(), "the KV cache of " + std::to_string(capacity) + " rows");
-  const auto options = at::TensorOptions().dtype(at::kFloat).device(device);
+  const auto options = at::TensorOptions().dtype(scalar_type(type)).device(device);
   for (int64_t l = 0; l < layers; ++l) {
     keys_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));
     values_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));
@@ -21,10 +35,10 @@ AtenKvStorage::AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity,
 
 AtenKvStorage::~AtenKvStorage() = default;
 
-int64_t AtenKvStorage::bytes() const { return kv_array_bytes(2, layers_, kv_heads_, capacity_, head_dim_); }
+int64_t AtenKvStorage::bytes() const { return kv_array_bytes(2, layers_, kv_heads_, capacity_, head_dim_, type_); }
 
 std::unique_ptr<KvStorage> AtenKvStorage::grown(int64_t capacity, int64_t keep) const {
-  auto bigger = std::make_unique<AtenKvStorage>(layers_, kv_heads_, capacity, head_dim_, device_);
+  auto bigger = std::make_unique<AtenKvStorage>(layers_, kv_heads_, capacity, head_dim_, type_, device_);
   if (keep > 0)
     for (int64_t l = 0; l < layers_; ++l) {
       bigger->keys_[l].narrow(1, 0, keep).copy_(keys_[l].narrow(1, 0, keep));

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "model/kv_cache.h"
+
 namespace specd {
 
 struct DeviceSpec {
@@ -16,6 +18,8 @@ struct DeviceSpec {
   bool fp32_activations = false;
   // Bytes every KV cache of the process may take together (model/kv_memory.h); 0: the default.
   int64_t max_kv_bytes = 0;
+  // What the model's KV caches store keys and values as (--kv-dtype).
+  KvType kv_type = KvType::F32;
 };
 
 // True when the spec needs libtorch: a CUDA device or --aten.

@@ -3,10 +3,30 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "util/error.h"
+
 namespace specd {
 
-int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim) {
-  int64_t bytes = static_cast<int64_t>(sizeof(float));
+int kv_element_bytes(KvType type) { return type == KvType::F32 ? 4 : 2; }
+
+const char* kv_type_name(KvType type) {
+  switch (type) {
+    case KvType::F32: return "f32";
+    case KvType::BF16: return "bf16";
+    case KvType::F16: return "f16";
+  }
+  throw std::logic_error("kv_type_name: unknown KvType");
+}
+
+KvType parse_kv_type(const std::string& option, const std::string& text) {
+  if (text == "f32" || text == "float32") return KvType::F32;
+  if (text == "bf16" || text == "bfloat16") return KvType::BF16;
+  if (text == "f16" || text == "float16") return KvType::F16;
+  input_error(option, "unknown KV cache type '" + text + "' (use f32, bf16 or f16)");
+}
+
+int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim, KvType type) {
+  int64_t bytes = kv_element_bytes(type);
   for (int64_t factor : {arrays, layers, kv_heads, rows, head_dim})
     if (__builtin_mul_overflow(bytes, factor, &bytes)) return INT64_MAX;
   return bytes;

@@ -7,19 +7,32 @@
 // (model/kv_memory.h).
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace specd {
 
-// Bytes of `arrays` arrays per layer of [kv_heads, rows, head_dim] float32 (keys and values: 2),
-// INT64_MAX when that overflows (more than any memory limit).
-int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim);
+// What a cache stores its keys and values as. They are rounded to it (to nearest, ties to even)
+// when a forward writes them and widened back to float32 when attention reads them; attention's
+// arithmetic is float32 at every precision. BF16 and F16 halve the cache's memory and the bytes
+// attention reads per token; F16 keeps 3 more mantissa bits than BF16 but overflows past 65504.
+enum class KvType { F32, BF16, F16 };
+
+int kv_element_bytes(KvType type);
+const char* kv_type_name(KvType type);  // "f32", "bf16", "f16"
+// f32, bf16 or f16 (also float32, bfloat16, float16); otherwise InputError naming `option`.
+KvType parse_kv_type(const std::string& option, const std::string& text);
+
+// Bytes of `arrays` arrays per layer of [kv_heads, rows, head_dim] elements of `type` (keys and
+// values: 2), INT64_MAX when that overflows (more than any memory limit).
+int64_t kv_array_bytes(int64_t arrays, int64_t layers, int64_t kv_heads, int64_t rows, int64_t head_dim, KvType type);
 
 // One allocation of a cache's rows, shared by copies of the KvCache that made it.
 class KvStorage {
  public:
   virtual ~KvStorage() = default;
   virtual int64_t capacity() const = 0;
+  virtual KvType type() const = 0;
   // Bytes the keys and values take (a backend's extra copies, such as key tiles, not counted).
   virtual int64_t bytes() const = 0;
   // A new storage of `capacity` rows holding rows [0, keep) of this one.
@@ -38,6 +51,7 @@ class KvCache {
   int64_t length() const { return length_; }
   int64_t capacity() const { return storage_ ? storage_->capacity() : 0; }
   int64_t bytes() const { return storage_ ? storage_->bytes() : 0; }
+  KvType type() const { return storage_ ? storage_->type() : KvType::F32; }
 
   // Grows the capacity to `rows` when it is less, keeping rows [0, length). The storage is new
   // afterwards: copies of this cache keep the old one.

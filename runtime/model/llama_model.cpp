@@ -26,11 +26,11 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
   check_checkpoint(cfg, checkpoint);
   std::unique_ptr<ModelBackend> backend =
       needs_aten(device) ? aten_backend_loader()(cfg, checkpoint, device) : load_cpu_backend(cfg, checkpoint, device);
-  return std::shared_ptr<LlamaModel>(new LlamaModel(dir, std::move(cfg), std::move(backend)));
+  return std::shared_ptr<LlamaModel>(new LlamaModel(dir, std::move(cfg), std::move(backend), device.kv_type));
 }
 
-LlamaModel::LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend)
-    : dir_(std::move(dir)), config_(std::move(config)), rope_inv_freq_(rope_inverse_frequencies(config_)),
+LlamaModel::LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend, KvType kv_type)
+    : dir_(std::move(dir)), config_(std::move(config)), kv_type_(kv_type), rope_inv_freq_(rope_inverse_frequencies(config_)),
       backend_(std::move(backend)) {}
 
 LlamaModel::~LlamaModel() = default;
@@ -43,13 +43,15 @@ int64_t LlamaModel::context_length() const {
   return config_.max_position_embeddings;
 }
 
-KvCache LlamaModel::new_cache(int64_t capacity) const {
+KvCache LlamaModel::new_cache(int64_t capacity) const { return new_cache(capacity, kv_type_); }
+
+KvCache LlamaModel::new_cache(int64_t capacity, KvType type) const {
   // Rows may outnumber positions: a tree's siblings share a position.
   if (capacity <= 0) capacity = context_length();
-  return KvCache(std::shared_ptr<KvStorage>(backend_->new_kv(capacity)));
+  return KvCache(std::shared_ptr<KvStorage>(backend_->new_kv(capacity, type)));
 }
 
-int64_t LlamaModel::kv_bytes(int64_t rows) const { return backend_->kv_bytes(rows); }
+int64_t LlamaModel::kv_bytes(int64_t rows) const { return backend_->kv_bytes(rows, kv_type_); }
 int64_t LlamaModel::weight_bytes() const { return backend_->weight_bytes(); }
 int LlamaModel::weight_element_bytes() const { return backend_->weight_element_bytes(); }
 bool LlamaModel::bf16_dot_products() const { return backend_->bf16_dot_products(); }

@@ -75,9 +75,12 @@ class LlamaModel {
 
   // A cache of `capacity` rows (0: the model's context length). Rows can exceed positions when
   // tree nodes share positions. Its memory counts against the KV memory limit (model/kv_memory.h).
+  // Its rows are of the model's KV type (DeviceSpec::kv_type) unless `type` is given.
   KvCache new_cache(int64_t capacity = 0) const;
-  // Bytes a cache of `rows` rows takes once used: keys, values and, on the CPU kernels, the tiled
-  // copy of the keys (INT64_MAX when that overflows).
+  KvCache new_cache(int64_t capacity, KvType type) const;
+  KvType kv_type() const { return kv_type_; }
+  // Bytes a cache of `rows` rows of the model's KV type takes once used: keys, values and, on the
+  // CPU kernels, the tiled copy of the keys (INT64_MAX when that overflows).
   int64_t kv_bytes(int64_t rows) const;
 
   // Runs the new tokens on top of the cache, writes their keys and values at
@@ -100,10 +103,11 @@ class LlamaModel {
   void embedding_row(int32_t token, float* out) const;
 
  private:
-  LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend);
+  LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend, KvType kv_type);
 
   std::string dir_;
   ModelConfig config_;
+  KvType kv_type_;
   std::vector<double> rope_inv_freq_;  // [head_dim / 2]: RoPE's inverse frequencies
   std::unique_ptr<ModelBackend> backend_;
 };

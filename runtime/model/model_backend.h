@@ -33,9 +33,9 @@ class ModelBackend {
   virtual ~ModelBackend() = default;
   virtual std::string device() const = 0;
   virtual bool cpu_kernels() const = 0;
-  virtual std::unique_ptr<KvStorage> new_kv(int64_t capacity) const = 0;
+  virtual std::unique_ptr<KvStorage> new_kv(int64_t capacity, KvType type) const = 0;
   // See LlamaModel::kv_bytes.
-  virtual int64_t kv_bytes(int64_t rows) const = 0;
+  virtual int64_t kv_bytes(int64_t rows, KvType type) const = 0;
   // Writes the new rows at [cache.length(), + n); the model advances the cache after.
   virtual ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const = 0;
   virtual void embedding_row(int32_t token, float* out) const = 0;

@@ -21,7 +21,12 @@ inline at::Tensor tensor(const FloatRows& rows) {
 inline at::Tensor kv_rows(KvCache& cache, int64_t layer, bool values) {
   if (auto* aten = dynamic_cast<AtenKvStorage*>(&cache.storage())) return values ? aten->values(layer) : aten->keys(layer);
   auto& cpu = dynamic_cast<CpuKvStorage&>(cache.storage());
-  return at::from_blob(values ? cpu.values(layer) : cpu.keys(layer), {cpu.kv_heads(), cpu.capacity(), cpu.head_dim()}, at::kFloat);
+  return cpu::with_kv_element(cpu.type(), [&](auto element) {
+    using E = decltype(element);
+    const at::ScalarType type = cpu.type() == KvType::F32 ? at::kFloat : cpu.type() == KvType::BF16 ? at::kBFloat16 : at::kHalf;
+    E* rows = values ? cpu.values<E>(layer) : cpu.keys<E>(layer);
+    return at::from_blob(rows, {cpu.kv_heads(), cpu.capacity(), cpu.head_dim()}, type);
+  });
 }
 inline at::Tensor keys(KvCache& cache, int64_t layer) { return kv_rows(cache, layer, false); }
 inline at::Tensor values(KvCache& cache, int64_t layer) { return kv_rows(cache, layer, true); }

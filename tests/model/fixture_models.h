@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/model_config.h"
 #include "io/random_checkpoint.h"
@@ -52,14 +53,27 @@ inline std::string write_model(const std::string& name, const ModelConfig& cfg, 
 }
 
 // aten: the device-generic ATen forward instead of the CPU kernels. fp32_activations: no BF16
-// rounding of activations for BF16 weights (cpu/matmul_bf16_dot.h).
+// rounding of activations for BF16 weights (cpu/matmul_bf16_dot.h). kv: the KV caches' type.
 inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten = false, int threads = 1,
-                                              bool fp32_activations = false) {
+                                              bool fp32_activations = false, KvType kv = KvType::F32) {
   DeviceSpec device;
   device.threads = threads;
   device.aten_on_cpu = aten;
   device.fp32_activations = fp32_activations;
+  device.kv_type = kv;
   return LlamaModel::load(dir, device);
 }
+
+// The CPU kernels at every KV cache type and the ATen forward with a float32 cache, for GENERATE:
+// the exact oracles hold for each. (The ATen forward with 16-bit caches is not batch-invariant
+// at the cache's rounding; test_forward_oracles.cpp checks it within that.)
+struct Backend {
+  bool aten;
+  KvType kv;
+};
+inline std::vector<Backend> all_backends() {
+  return {{false, KvType::F32}, {false, KvType::BF16}, {false, KvType::F16}, {true, KvType::F32}};
+}
+inline std::string backend_name(const Backend& b) { return std::string(b.aten ? "aten" : "cpu") + "/kv-" + kv_type_name(b.kv); }
 
 }  // namespace specd::test

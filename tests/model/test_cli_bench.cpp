@@ -63,3 +63,42 @@ TEST_CASE("specd bench reports bandwidth and FLOP/s as fractions of the measured
       CHECK(text.out.find(part) != std::string::npos);
   }
 }
+
+// --kv-dtype: the caches take half the memory at 16 bits, and bench reports how far that moves the
+// logits from a float32 cache's on the text it decoded.
+TEST_CASE("specd bench --kv-dtype reports the cache type, its memory and its distance from float32", "[cli][bench][kv]") {
+  const std::string dir = write_model("cli-bench-kv", tiny_config());
+  const std::string args = "bench --model " + dir + " --threads 1 --repeats 1 --prompt-lengths 8 --new-tokens 4 --prefix 8 --forward-sizes 1 4 --json";
+  auto bench = [&](const std::string& kv) {
+    const CliResult r = run_cli(args + " --kv-dtype " + kv);
+    CAPTURE(kv, r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto f32 = bench("f32");
+  CHECK(f32.at("kv_dtype") == "f32");
+  CHECK(!f32.contains("kv_vs_f32"));
+  for (const char* kv : {"bf16", "f16"}) {
+    const auto report = bench(kv);
+    CAPTURE(kv, report.dump());
+    CHECK(report.at("kv_dtype") == kv);
+    CHECK(report.at("kv_peak_mib").get<double>() * 2 == Approx(f32.at("kv_peak_mib").get<double>()));
+    const auto& d = report.at("kv_vs_f32");
+    CHECK(d.at("positions") == 12);  // the 8-token prompt and the 4 tokens decoded after it
+    CHECK(d.at("max_abs_logit").get<double>() > 0);
+    CHECK(d.at("max_abs_logit").get<double>() >= d.at("mean_abs_logit").get<double>());
+    CHECK(d.at("mean_kl_nats").get<double>() >= 0);
+    CHECK(d.at("max_kl_nats").get<double>() >= d.at("mean_kl_nats").get<double>());
+    CHECK(d.at("top1_agreement").get<double>() >= 0);
+    CHECK(d.at("top1_agreement").get<double>() <= 1);
+  }
+  const CliResult text = run_cli("bench --model " + dir + " --threads 1 --repeats 1 --prompt-lengths 8 --new-tokens 4 --prefix 8 --forward-sizes 1 --kv-dtype bf16");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("KV cache bf16") != std::string::npos);
+  CHECK(text.out.find("bf16 KV cache vs float32, 12 positions") != std::string::npos);
+
+  const CliResult bad = run_cli("bench --model " + dir + " --kv-dtype int8");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--kv-dtype") != std::string::npos);
+  CHECK(bad.err.find("int8") != std::string::npos);
+}

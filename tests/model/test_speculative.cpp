@@ -53,19 +53,21 @@ std::vector<std::pair<int32_t, int32_t>> drafted_and_accepted(const SpeculativeO
 
 }  // namespace
 
+// At every KV cache precision: the target's and the drafts' caches are all of that type.
 TEST_CASE("at T=0 every method emits the autoregressive tokens", "[spec][greedy-identity]") {
   auto cfg = test::tiny_config("llama");
   cfg.eos_token_ids = {};
+  const KvType kv = GENERATE(KvType::F32, KvType::BF16, KvType::F16);
   std::string target_dir = test::write_model("spec-target", cfg, DType::BF16, 21);
-  auto target = test::load_model(target_dir);
+  auto target = test::load_model(target_dir, false, 1, false, kv);
   // Two drafts: the target itself (every draft accepted: long committed runs) and an unrelated
   // model (most drafts rejected: corrections).
-  std::shared_ptr<const LlamaModel> same = test::load_model(target_dir);
-  std::shared_ptr<const LlamaModel> other = test::load_model(test::write_model("spec-draft", cfg, DType::BF16, 99));
+  std::shared_ptr<const LlamaModel> same = test::load_model(target_dir, false, 1, false, kv);
+  std::shared_ptr<const LlamaModel> other = test::load_model(test::write_model("spec-draft", cfg, DType::BF16, 99), false, 1, false, kv);
   auto draft = GENERATE_COPY(same, other);
   auto method = GENERATE(as<std::string>{}, "sd", "sd-tree", "pld", "sam", "adapld", "adapld-lexical-only", "adapld-no-branches",
                          "adapld-no-successors");
-  CAPTURE(method, draft == same);
+  CAPTURE(kv_type_name(kv), method, draft == same);
 
   GenerateOptions options;
   options.max_new_tokens = 60;
@@ -77,13 +79,16 @@ TEST_CASE("at T=0 every method emits the autoregressive tokens", "[spec][greedy-
       // The draft is the target. sd accepts every drafted token. sd-tree's trees also hold
       // branches the target does not take, but they are a function of the committed text alone,
       // so a second run takes the same steps, accepting as many tokens in each; more than 3
-      // tokens a step on both prompts (19 steps for 60 tokens).
+      // tokens a step on both prompts (19 steps for 60 tokens) with a float32 cache.
       if (method == "sd")
         for (const StepTrace& step : details.steps) CHECK(step.accepted_length == step.draft_size);
       SpeculativeOutput again;
       CHECK(run_method(method, *target, draft, prompt, options, &again) == ar);
       CHECK(drafted_and_accepted(again) == drafted_and_accepted(details));
-      CHECK(details.steps.size() * 3 < ar.size());
+      // With a 16-bit cache the drafts' probabilities (so the trees' shapes) change a little;
+      // still at least 3 tokens a step.
+      if (kv == KvType::F32) CHECK(details.steps.size() * 3 < ar.size());
+      CHECK(details.steps.size() * 3 <= ar.size());
     }
   }
 }

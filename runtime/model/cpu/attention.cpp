@@ -16,7 +16,8 @@ namespace specd::cpu {
 namespace {
 
 // Row c of the rows a query sees: the prefix rows, then the extra rows.
-inline int64_t seen_row(const AttentionKeys& kv, int64_t c) { return c < kv.prefix ? c : kv.extra[c - kv.prefix]; }
+template <class E>
+inline int64_t seen_row(const AttentionKeys<E>& kv, int64_t c) { return c < kv.prefix ? c : kv.extra[c - kv.prefix]; }
 
 // Every row's score and weight is computed by the same arithmetic wherever the row falls (in a
 // block of 8 or not, prefix or extra row), so a token's logits do not depend on how many tokens
@@ -25,12 +26,13 @@ inline int64_t seen_row(const AttentionKeys& kv, int64_t c) { return c < kv.pref
 // scores[t] = scale * q . K[row t] for 8 rows: eight dot products reduced together by a
 // transpose-add (hadd tree) instead of eight horizontal sums. Each row's result depends on its
 // own products only.
-inline void score_block8(const float* q, const float* const* k, int64_t head_dim, float scale, float* scores) {
+template <class E>
+inline void score_block8(const float* q, const E* const* k, int64_t head_dim, float scale, float* scores) {
   __m256 acc[8];
   SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_setzero_ps();
   for (int64_t d = 0; d < head_dim; d += 8) {
     const __m256 qv = _mm256_loadu_ps(q + d);
-    SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k[t] + d), acc[t]);
+    SPECD_UNROLL for (int t = 0; t < 8; ++t) acc[t] = _mm256_fmadd_ps(qv, KvElement<E>::load8(k[t] + d), acc[t]);
   }
   const __m256 s01 = _mm256_hadd_ps(acc[0], acc[1]), s23 = _mm256_hadd_ps(acc[2], acc[3]);
   const __m256 s45 = _mm256_hadd_ps(acc[4], acc[5]), s67 = _mm256_hadd_ps(acc[6], acc[7]);
@@ -42,7 +44,8 @@ inline void score_block8(const float* q, const float* const* k, int64_t head_dim
 
 // out[0, 32) += sum_c w[c] V[row c][0, 32) over all seen rows, in order, with two accumulator
 // sets (even and odd c) so that consecutive rows do not wait on each other's FMAs.
-inline void weighted_rows32(const AttentionKeys& kv, const float* w, int64_t column, float* out) {
+template <class E>
+inline void weighted_rows32(const AttentionKeys<E>& kv, const float* w, int64_t column, float* out) {
   const int64_t hd = kv.head_dim, count = kv.prefix + kv.extra_count;
   __m256 a[4], b[4];
   SPECD_UNROLL for (int v = 0; v < 4; ++v) {
@@ -51,25 +54,26 @@ inline void weighted_rows32(const AttentionKeys& kv, const float* w, int64_t col
   }
   int64_t c = 0;
   for (; c + 2 <= count; c += 2) {
-    const float* v0 = kv.values + seen_row(kv, c) * hd + column;
-    const float* v1 = kv.values + seen_row(kv, c + 1) * hd + column;
+    const E* v0 = kv.values + seen_row(kv, c) * hd + column;
+    const E* v1 = kv.values + seen_row(kv, c + 1) * hd + column;
     const __m256 w0 = _mm256_set1_ps(w[c]), w1 = _mm256_set1_ps(w[c + 1]);
     SPECD_UNROLL for (int v = 0; v < 4; ++v) {
-      a[v] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(v0 + v * 8), a[v]);
-      b[v] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(v1 + v * 8), b[v]);
+      a[v] = _mm256_fmadd_ps(w0, KvElement<E>::load8(v0 + v * 8), a[v]);
+      b[v] = _mm256_fmadd_ps(w1, KvElement<E>::load8(v1 + v * 8), b[v]);
     }
   }
   if (c < count) {
-    const float* v0 = kv.values + seen_row(kv, c) * hd + column;
+    const E* v0 = kv.values + seen_row(kv, c) * hd + column;
     const __m256 w0 = _mm256_set1_ps(w[c]);
-    SPECD_UNROLL for (int v = 0; v < 4; ++v) a[v] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(v0 + v * 8), a[v]);
+    SPECD_UNROLL for (int v = 0; v < 4; ++v) a[v] = _mm256_fmadd_ps(w0, KvElement<E>::load8(v0 + v * 8), a[v]);
   }
   SPECD_UNROLL for (int v = 0; v < 4; ++v) _mm256_storeu_ps(out + column + v * 8, _mm256_add_ps(a[v], b[v]));
 }
 #endif
 
 // out = sum_c w[c] V[row c] over the seen rows, 32 columns at a time.
-void weighted_sum(const AttentionKeys& kv, const float* w, float* out) {
+template <class E>
+void weighted_sum(const AttentionKeys<E>& kv, const float* w, float* out) {
   const int64_t hd = kv.head_dim;
   int64_t d = 0;
 #ifdef SPECD_HAVE_AVX2
@@ -77,19 +81,38 @@ void weighted_sum(const AttentionKeys& kv, const float* w, float* out) {
 #endif
   std::fill(out + d, out + hd, 0.0f);
   for (int64_t c = 0; c < kv.prefix + kv.extra_count; ++c) {
-    const float* v = kv.values + seen_row(kv, c) * hd;
-    for (int64_t i = d; i < hd; ++i) out[i] += w[c] * v[i];
+    const E* v = kv.values + seen_row(kv, c) * hd;
+    for (int64_t i = d; i < hd; ++i) out[i] += w[c] * KvElement<E>::widen(v[i]);
+  }
+}
+
+// q . K[row] for the scalar path: float keys as they are, others widened first (exactly), so
+// that the dot product's arithmetic is the same at every precision.
+template <class E>
+float scalar_score(const float* q, const E* k, int64_t hd) {
+  if constexpr (std::is_same_v<E, float>) {
+    return dot(q, k, hd);
+  } else {
+    float row[512];
+    float sum = 0.0f;
+    for (int64_t d0 = 0; d0 < hd; d0 += 512) {  // head sizes past 512 in pieces (no such model is known)
+      const int64_t len = std::min<int64_t>(512, hd - d0);
+      widen_kv_row(k + d0, len, row);
+      sum += dot(q + d0, row, len);
+    }
+    return sum;
   }
 }
 
 }  // namespace
 
-void attend_head(const AttentionKeys& kv, const float* q, float scale, float* scores, float* out) {
+template <class E>
+void attend_head(const AttentionKeys<E>& kv, const float* q, float scale, float* scores, float* out) {
   const int64_t hd = kv.head_dim, count = kv.prefix + kv.extra_count;
   int64_t c = 0;
 #ifdef SPECD_HAVE_AVX2
   if (hd % 8 == 0) {
-    const float* rows[8];
+    const E* rows[8];
     for (; c < count; c += 8) {
       // A short last block repeats its last row; only the real rows' scores are kept.
       const int64_t valid = std::min<int64_t>(8, count - c);
@@ -100,16 +123,17 @@ void attend_head(const AttentionKeys& kv, const float* q, float scale, float* sc
     }
   }
 #endif
-  for (; c < count; ++c) scores[c] = dot(q, kv.keys + seen_row(kv, c) * hd, hd) * scale;
+  for (; c < count; ++c) scores[c] = scalar_score(q, kv.keys + seen_row(kv, c) * hd, hd) * scale;
   const float inv_sum = 1.0f / exp_shifted_sum(scores, count, max_value(scores, count));
   weighted_sum(kv, scores, out);
   for (int64_t i = 0; i < hd; ++i) out[i] *= inv_sum;
 }
 
-void write_key_tiles(const float* keys, int64_t head_dim, int64_t first, int64_t last, float* tiles) {
+template <class E>
+void write_key_tiles(const E* keys, int64_t head_dim, int64_t first, int64_t last, E* tiles) {
   for (int64_t r = first; r < last; ++r) {
-    float* column = tiles + (r / 16) * head_dim * 16 + r % 16;
-    const float* k = keys + r * head_dim;
+    E* column = tiles + (r / 16) * head_dim * 16 + r % 16;
+    const E* k = keys + r * head_dim;
     for (int64_t d = 0; d < head_dim; ++d) column[d * 16] = k[d];
   }
 }
@@ -127,15 +151,15 @@ namespace {
 // Scores of Q queries (scaled, qs[q * head_dim + d]) against T consecutive tiles from `block`:
 // per dimension, T tile loads serve Q broadcasts, and the Q x T accumulators are independent
 // chains (Q x T >= 6 keeps the FMA pipes busy).
-template <int Q, int T>
-void score_tiles(const float* tiles, int64_t head_dim, const float* qs, int64_t block, float* scores, int64_t stride) {
+template <class E, int Q, int T>
+void score_tiles(const E* tiles, int64_t head_dim, const float* qs, int64_t block, float* scores, int64_t stride) {
   __m512 acc[Q][T];
   SPECD_UNROLL for (int q = 0; q < Q; ++q)
     SPECD_UNROLL for (int t = 0; t < T; ++t) acc[q][t] = _mm512_setzero_ps();
-  const float* tile = tiles + block * head_dim * 16;
+  const E* tile = tiles + block * head_dim * 16;
   for (int64_t d = 0; d < head_dim; ++d) {
     __m512 k[T];
-    SPECD_UNROLL for (int t = 0; t < T; ++t) k[t] = _mm512_loadu_ps(tile + (t * head_dim + d) * 16);
+    SPECD_UNROLL for (int t = 0; t < T; ++t) k[t] = KvElement<E>::load16(tile + (t * head_dim + d) * 16);
     SPECD_UNROLL for (int q = 0; q < Q; ++q) {
       const __m512 x = _mm512_set1_ps(qs[q * head_dim + d]);
       SPECD_UNROLL for (int t = 0; t < T; ++t) acc[q][t] = _mm512_fmadd_ps(x, k[t], acc[q][t]);
@@ -145,39 +169,40 @@ void score_tiles(const float* tiles, int64_t head_dim, const float* qs, int64_t 
     SPECD_UNROLL for (int t = 0; t < T; ++t) _mm512_storeu_ps(scores + q * stride + (block + t) * 16, acc[q][t]);
 }
 
-template <int Q>
-void score_all_tiles(const float* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores, int64_t stride) {
+template <class E, int Q>
+void score_all_tiles(const E* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores, int64_t stride) {
   constexpr int T = Q == 1 ? 8 : Q == 2 ? 4 : Q <= 4 ? 2 : 1;
   int64_t b = 0;
-  for (; b + T <= blocks; b += T) score_tiles<Q, T>(tiles, head_dim, qs, b, scores, stride);
-  for (; b < blocks; ++b) score_tiles<Q, 1>(tiles, head_dim, qs, b, scores, stride);
+  for (; b + T <= blocks; b += T) score_tiles<E, Q, T>(tiles, head_dim, qs, b, scores, stride);
+  for (; b < blocks; ++b) score_tiles<E, Q, 1>(tiles, head_dim, qs, b, scores, stride);
 }
 
-void score_tiles_for(int queries, const float* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores,
+template <class E>
+void score_tiles_for(int queries, const E* tiles, int64_t head_dim, const float* qs, int64_t blocks, float* scores,
                      int64_t stride) {
   switch (queries) {
-    case 1: return score_all_tiles<1>(tiles, head_dim, qs, blocks, scores, stride);
-    case 2: return score_all_tiles<2>(tiles, head_dim, qs, blocks, scores, stride);
-    case 3: return score_all_tiles<3>(tiles, head_dim, qs, blocks, scores, stride);
-    case 4: return score_all_tiles<4>(tiles, head_dim, qs, blocks, scores, stride);
-    case 5: return score_all_tiles<5>(tiles, head_dim, qs, blocks, scores, stride);
-    case 6: return score_all_tiles<6>(tiles, head_dim, qs, blocks, scores, stride);
-    case 7: return score_all_tiles<7>(tiles, head_dim, qs, blocks, scores, stride);
-    case 8: return score_all_tiles<8>(tiles, head_dim, qs, blocks, scores, stride);
+    case 1: return score_all_tiles<E, 1>(tiles, head_dim, qs, blocks, scores, stride);
+    case 2: return score_all_tiles<E, 2>(tiles, head_dim, qs, blocks, scores, stride);
+    case 3: return score_all_tiles<E, 3>(tiles, head_dim, qs, blocks, scores, stride);
+    case 4: return score_all_tiles<E, 4>(tiles, head_dim, qs, blocks, scores, stride);
+    case 5: return score_all_tiles<E, 5>(tiles, head_dim, qs, blocks, scores, stride);
+    case 6: return score_all_tiles<E, 6>(tiles, head_dim, qs, blocks, scores, stride);
+    case 7: return score_all_tiles<E, 7>(tiles, head_dim, qs, blocks, scores, stride);
+    case 8: return score_all_tiles<E, 8>(tiles, head_dim, qs, blocks, scores, stride);
   }
   throw std::logic_error("score_tiles_for: 1 to 8 queries");
 }
 
 // out[q] = sum_c w[q * stride + c] V[c] over rows [0, rows), D vectors of 16 per row: each value
 // row is loaded once for the Q queries.
-template <int Q, int D>
-void weigh_values(const float* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
+template <class E, int Q, int D>
+void weigh_values(const E* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
   __m512 acc[Q][D];
   SPECD_UNROLL for (int q = 0; q < Q; ++q)
     SPECD_UNROLL for (int j = 0; j < D; ++j) acc[q][j] = _mm512_setzero_ps();
   for (int64_t c = 0; c < rows; ++c) {
     __m512 v[D];
-    SPECD_UNROLL for (int j = 0; j < D; ++j) v[j] = _mm512_loadu_ps(values + (c * D + j) * 16);
+    SPECD_UNROLL for (int j = 0; j < D; ++j) v[j] = KvElement<E>::load16(values + (c * D + j) * 16);
     SPECD_UNROLL for (int q = 0; q < Q; ++q) {
       const __m512 x = _mm512_set1_ps(w[q * stride + c]);
       SPECD_UNROLL for (int j = 0; j < D; ++j) acc[q][j] = _mm512_fmadd_ps(x, v[j], acc[q][j]);
@@ -191,21 +216,21 @@ void weigh_values(const float* values, int64_t rows, const float* w, int64_t str
 template <int D>
 constexpr int values_pass() { return D <= 2 ? 8 : 16 / D; }
 
-template <int D>
-void weigh_values_for(int queries, const float* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
+template <class E, int D>
+void weigh_values_for(int queries, const E* values, int64_t rows, const float* w, int64_t stride, float* const* out) {
   for (int first = 0; first < queries; first += values_pass<D>()) {
     const int count = std::min(values_pass<D>(), queries - first);
     const float* wq = w + first * stride;
     float* const* oq = out + first;
     switch (count) {
-      case 1: weigh_values<1, D>(values, rows, wq, stride, oq); break;
-      case 2: weigh_values<2, D>(values, rows, wq, stride, oq); break;
-      case 3: if constexpr (values_pass<D>() >= 3) weigh_values<3, D>(values, rows, wq, stride, oq); break;
-      case 4: if constexpr (values_pass<D>() >= 4) weigh_values<4, D>(values, rows, wq, stride, oq); break;
-      case 5: if constexpr (values_pass<D>() >= 5) weigh_values<5, D>(values, rows, wq, stride, oq); break;
-      case 6: if constexpr (values_pass<D>() >= 6) weigh_values<6, D>(values, rows, wq, stride, oq); break;
-      case 7: if constexpr (values_pass<D>() >= 7) weigh_values<7, D>(values, rows, wq, stride, oq); break;
-      case 8: if constexpr (values_pass<D>() >= 8) weigh_values<8, D>(values, rows, wq, stride, oq); break;
+      case 1: weigh_values<E, 1, D>(values, rows, wq, stride, oq); break;
+      case 2: weigh_values<E, 2, D>(values, rows, wq, stride, oq); break;
+      case 3: if constexpr (values_pass<D>() >= 3) weigh_values<E, 3, D>(values, rows, wq, stride, oq); break;
+      case 4: if constexpr (values_pass<D>() >= 4) weigh_values<E, 4, D>(values, rows, wq, stride, oq); break;
+      case 5: if constexpr (values_pass<D>() >= 5) weigh_values<E, 5, D>(values, rows, wq, stride, oq); break;
+      case 6: if constexpr (values_pass<D>() >= 6) weigh_values<E, 6, D>(values, rows, wq, stride, oq); break;
+      case 7: if constexpr (values_pass<D>() >= 7) weigh_values<E, 7, D>(values, rows, wq, stride, oq); break;
+      case 8: if constexpr (values_pass<D>() >= 8) weigh_values<E, 8, D>(values, rows, wq, stride, oq); break;
     }
   }
 }
@@ -214,26 +239,30 @@ void weigh_values_for(int queries, const float* values, int64_t rows, const floa
 // order. A key's score must not depend on whether it came from the tiles or from a query's own
 // rows: the same token verified in a batch or decoded alone must get bit-identical logits, or a
 // near-tie could make a speculative method's greedy output differ from AR's.
-float tile_order_dot(const float* q, const float* k, int64_t n) {
+template <class E>
+float tile_order_dot(const float* q, const E* k, int64_t n) {
   float acc = 0.0f;
-  for (int64_t d = 0; d < n; ++d) acc = std::fma(q[d], k[d], acc);
+  for (int64_t d = 0; d < n; ++d) acc = std::fma(q[d], KvElement<E>::widen(k[d]), acc);
   return acc;
 }
 
-void add_scaled16(float w, const float* x, float* y, int64_t n) {
+template <class E>
+void add_scaled16(float w, const E* x, float* y, int64_t n) {
   const __m512 s = _mm512_set1_ps(w);
-  for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(y + i, _mm512_fmadd_ps(s, _mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+  for (int64_t i = 0; i < n; i += 16) _mm512_storeu_ps(y + i, _mm512_fmadd_ps(s, KvElement<E>::load16(x + i), _mm512_loadu_ps(y + i)));
 }
 
 // Query q's own row number j: the rest of its prefix, then its extra rows.
-int64_t own_row(const AttentionKeys& own, int64_t shared, int64_t j) {
+template <class E>
+int64_t own_row(const AttentionKeys<E>& own, int64_t shared, int64_t j) {
   const int64_t tail = own.prefix - shared;
   return j < tail ? shared + j : own.extra[j - tail];
 }
 
 }  // namespace
 
-void attend_batch(const QueryBatch& b, float scale, float* scratch) {
+template <class E>
+void attend_batch(const QueryBatch<E>& b, float scale, float* scratch) {
   const int64_t hd = b.head_dim, shared = b.shared, blocks = (shared + 15) / 16;
   int64_t rows = 0;
   for (int q = 0; q < b.count; ++q) rows = std::max(rows, b.own[q].prefix + b.own[q].extra_count);
@@ -247,7 +276,7 @@ void attend_batch(const QueryBatch& b, float scale, float* scratch) {
     score_tiles_for(std::min(8, b.count - first), b.tiles, hd, qs + first * hd, blocks, scores + first * stride, stride);
   float inv_sum[kMaxBatchQueries];
   for (int q = 0; q < b.count; ++q) {
-    const AttentionKeys& own = b.own[q];
+    const AttentionKeys<E>& own = b.own[q];
     float* s = scores + q * stride;
     const int64_t own_rows = own.prefix - shared + own.extra_count;
     for (int64_t j = 0; j < own_rows; ++j) s[shared + j] = tile_order_dot(qs + q * hd, b.keys + own_row(own, shared, j) * hd, hd);
@@ -256,14 +285,14 @@ void attend_batch(const QueryBatch& b, float scale, float* scratch) {
   }
 
   switch (hd / 16) {
-    case 1: weigh_values_for<1>(b.count, b.values, shared, scores, stride, b.out); break;
-    case 2: weigh_values_for<2>(b.count, b.values, shared, scores, stride, b.out); break;
-    case 4: weigh_values_for<4>(b.count, b.values, shared, scores, stride, b.out); break;
-    case 8: weigh_values_for<8>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 1: weigh_values_for<E, 1>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 2: weigh_values_for<E, 2>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 4: weigh_values_for<E, 4>(b.count, b.values, shared, scores, stride, b.out); break;
+    case 8: weigh_values_for<E, 8>(b.count, b.values, shared, scores, stride, b.out); break;
     default: throw std::logic_error("attend_batch: unsupported head size");
   }
   for (int q = 0; q < b.count; ++q) {
-    const AttentionKeys& own = b.own[q];
+    const AttentionKeys<E>& own = b.own[q];
     const float* s = scores + q * stride;
     const int64_t own_rows = own.prefix - shared + own.extra_count;
     for (int64_t j = 0; j < own_rows; ++j) add_scaled16(s[shared + j], b.values + own_row(own, shared, j) * hd, b.out[q], hd);
@@ -275,8 +304,18 @@ void attend_batch(const QueryBatch& b, float scale, float* scratch) {
 
 bool batch_attention_supported(int64_t) { return false; }
 
-void attend_batch(const QueryBatch&, float, float*) { throw std::logic_error("this build has no batched attention kernel"); }
+template <class E>
+void attend_batch(const QueryBatch<E>&, float, float*) { throw std::logic_error("this build has no batched attention kernel"); }
 
 #endif
+
+#define SPECD_ATTENTION_FOR(E)                                                                           \
+  template void attend_head<E>(const AttentionKeys<E>&, const float*, float, float*, float*);          \
+  template void attend_batch<E>(const QueryBatch<E>&, float, float*);                                   \
+  template void write_key_tiles<E>(const E*, int64_t, int64_t, int64_t, E*);
+SPECD_ATTENTION_FOR(float)
+SPECD_ATTENTION_FOR(Bf16)
+SPECD_ATTENTION_FOR(Half)
+#undef SPECD_ATTENTION_FOR
 
 }  // namespace specd::cpu

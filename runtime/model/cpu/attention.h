@@ -7,13 +7,19 @@
 // wherever its row falls (prefix, tree row, tile or not), so a token's output is bit-identical
 // whether it is decoded alone or verified among others. Greedy speculative decoding must equal AR
 // exactly, and a near-tie decided differently would break that.
+//
+// Keys and values are of a KV element type E (cpu/kv_element.h: float, Bf16 or Half), widened to
+// float as they are loaded; queries, scores and outputs are float.
 #include <cstdint>
+
+#include "model/cpu/kv_element.h"
 
 namespace specd::cpu {
 
+template <class E>
 struct AttentionKeys {
-  const float* keys;    // [rows, head_dim] of one KV head
-  const float* values;  // [rows, head_dim]
+  const E* keys;    // [rows, head_dim] of one KV head
+  const E* values;  // [rows, head_dim]
   int64_t head_dim;
   int64_t prefix;          // rows [0, prefix) are all seen
   const int32_t* extra;    // then these rows
@@ -22,7 +28,8 @@ struct AttentionKeys {
 
 // out[head_dim] = softmax_c(scale * q . K[c]) V[c] over the seen rows c. `scores` has room for
 // prefix + extra_count floats.
-void attend_head(const AttentionKeys& kv, const float* q, float scale, float* scores, float* out);
+template <class E>
+void attend_head(const AttentionKeys<E>& kv, const float* q, float scale, float* scores, float* out);
 
 // Several queries of one KV head at once (the heads that share it, for a few tokens), so that each
 // key and value row is loaded once for all of them instead of once per query: on a CPU, attention
@@ -31,15 +38,16 @@ void attend_head(const AttentionKeys& kv, const float* q, float scale, float* sc
 // (KvCache::key_tiles: blocks of 16 rows, dimension-major, so one vector holds one dimension of
 // 16 keys and a broadcast query element multiplies all 16). Each query's further rows (the rest of
 // its prefix, then its extra rows) use the row-major keys.
+template <class E>
 struct QueryBatch {
-  const float* tiles;     // this KV head's key tiles, valid for rows [0, shared)
-  const float* keys;      // [rows, head_dim] of this KV head
-  const float* values;    // [rows, head_dim]
+  const E* tiles;   // this KV head's key tiles, valid for rows [0, shared)
+  const E* keys;    // [rows, head_dim] of this KV head
+  const E* values;  // [rows, head_dim]
   int64_t head_dim;
   int64_t shared;
   int count;              // queries, at most kMaxBatchQueries
   const float* q[16];     // each head_dim floats
-  AttentionKeys own[16];  // each query's rows: prefix (>= shared), extra rows; keys/values unused
+  AttentionKeys<E> own[16];  // each query's rows: prefix (>= shared), extra rows; keys/values unused
   float* out[16];         // each head_dim floats
 };
 constexpr int kMaxBatchQueries = 16;
@@ -50,13 +58,15 @@ bool batch_attention_supported(int64_t head_dim);
 // Scratch: at least batch_attention_scratch(count, rows) floats, rows = the largest row count a
 // query sees.
 int64_t batch_attention_scratch(int count, int64_t rows, int64_t head_dim);
-void attend_batch(const QueryBatch& batch, float scale, float* scratch);
+template <class E>
+void attend_batch(const QueryBatch<E>& batch, float scale, float* scratch);
 
-// Floats of one KV head's key tiles in a cache of `capacity` rows: blocks of 16 rows, each stored
+// Elements of one KV head's key tiles in a cache of `capacity` rows: blocks of 16 rows, each stored
 // dimension-major ([blocks, head_dim, 16], the layout of KvCache::key_tiles per head).
 inline int64_t key_tiles_per_head(int64_t capacity, int64_t head_dim) { return (capacity + 15) / 16 * head_dim * 16; }
 
 // Copies rows [first, last) of one KV head's keys ([rows, head_dim]) into its tiles.
-void write_key_tiles(const float* keys, int64_t head_dim, int64_t first, int64_t last, float* tiles);
+template <class E>
+void write_key_tiles(const E* keys, int64_t head_dim, int64_t first, int64_t last, E* tiles);
 
 }  // namespace specd::cpu

@@ -16,11 +16,11 @@ class CpuBackend final : public ModelBackend {
   std::string device() const override { return "cpu"; }
   bool cpu_kernels() const override { return true; }
 
-  std::unique_ptr<KvStorage> new_kv(int64_t capacity) const override {
-    return std::make_unique<CpuKvStorage>(cfg_.num_hidden_layers, cfg_.num_key_value_heads, capacity, cfg_.head_dim);
+  std::unique_ptr<KvStorage> new_kv(int64_t capacity, KvType type) const override {
+    return std::make_unique<CpuKvStorage>(cfg_.num_hidden_layers, cfg_.num_key_value_heads, capacity, cfg_.head_dim, type);
   }
-  int64_t kv_bytes(int64_t rows) const override {
-    return CpuKvStorage::bytes_for(cfg_.num_hidden_layers, cfg_.num_key_value_heads, cfg_.head_dim, rows);
+  int64_t kv_bytes(int64_t rows, KvType type) const override {
+    return CpuKvStorage::bytes_for(cfg_.num_hidden_layers, cfg_.num_key_value_heads, cfg_.head_dim, rows, type);
   }
 
   ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const override {

@@ -92,7 +92,8 @@ void collect_seen_rows(const AttentionShape& s, const uint8_t* visible, SeenRows
 }
 
 // out[i, h] = softmax_j(q[i, h] . K[j]) V[j] over the shared prefix and the rows token i sees.
-void attend(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const SeenRows& seen,
+template <class E>
+void attend(const AttentionShape& s, const float* qkv, const E* keys, const E* values, const SeenRows& seen,
             float* out, std::vector<float>& scores, int threads) {
   const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
   scores.resize(static_cast<size_t>(threads * total));
@@ -101,7 +102,7 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
     for (int64_t unit = first; unit < last; ++unit) {
       const int64_t h = unit / s.n, i = unit % s.n;
       const int64_t kv_offset = (h / group) * s.capacity * s.head_dim;
-      const cpu::AttentionKeys kv{keys + kv_offset, values + kv_offset, s.head_dim, seen.prefix[i],
+      const cpu::AttentionKeys<E> kv{keys + kv_offset, values + kv_offset, s.head_dim, seen.prefix[i],
                                   seen.rows.data() + seen.offsets[i], seen.offsets[i + 1] - seen.offsets[i]};
       cpu::attend_head(kv, qkv + i * s.qkv_width + h * s.head_dim, s.scale, score,
                        out + i * s.heads * s.head_dim + h * s.head_dim);
@@ -112,7 +113,8 @@ void attend(const AttentionShape& s, const float* qkv, const float* keys, const 
 // The same, with the queries that share a KV head batched (cpu::attend_batch): a unit is one KV
 // head's query heads for a block of consecutive tokens, whose common prefix comes from the key
 // tiles.
-void attend_batched(const AttentionShape& s, const float* qkv, const float* keys, const float* values, const float* tiles,
+template <class E>
+void attend_batched(const AttentionShape& s, const float* qkv, const E* keys, const E* values, const E* tiles,
                     const SeenRows& seen, float* out, std::vector<float>& scratch, int threads) {
   const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
   const int64_t heads_per_unit = std::min<int64_t>(group, cpu::kMaxBatchQueries);
@@ -127,7 +129,7 @@ void attend_batched(const AttentionShape& s, const float* qkv, const float* keys
       const int64_t i0 = unit % token_blocks * tokens_per_unit, i1 = std::min(s.n, i0 + tokens_per_unit);
       const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
       const int64_t kv_offset = g * s.capacity * s.head_dim;
-      cpu::QueryBatch batch;
+      cpu::QueryBatch<E> batch;
       batch.tiles = tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim);
       batch.keys = keys + kv_offset;
       batch.values = values + kv_offset;
@@ -139,13 +141,43 @@ void attend_batched(const AttentionShape& s, const float* qkv, const float* keys
         for (int64_t h = h0; h < h1; ++h) {
           const int q = batch.count++;
           batch.q[q] = qkv + i * s.qkv_width + h * s.head_dim;
-          batch.own[q] = cpu::AttentionKeys{nullptr, nullptr, s.head_dim, seen.prefix[i], seen.rows.data() + seen.offsets[i],
+          batch.own[q] = cpu::AttentionKeys<E>{nullptr, nullptr, s.head_dim, seen.prefix[i], seen.rows.data() + seen.offsets[i],
                                             seen.offsets[i + 1] - seen.offsets[i]};
           batch.out[q] = out + i * s.heads * s.head_dim + h * s.head_dim;
         }
       cpu::attend_batch(batch, s.scale, scratch.data() + thread * per_thread);
     }
   });
+}
+
+// Layer l's attention: rotates the new tokens' queries and keys, writes their keys and values to
+// the cache (rounded to E) and the key tiles, and attends into ws.attended.
+template <class E>
+void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, Workspace& ws, bool batched,
+                     int64_t tiles_from, const float* rope_cos, const float* rope_sin, int threads) {
+  E* keys = cache.keys<E>(l);
+  E* values = cache.values<E>(l);
+  E* tiles = batched ? cache.key_tiles<E>(l) : nullptr;
+  const int64_t half = s.head_dim / 2;
+  cpu::parallel_rows(s.n, threads, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      float* row = &ws.qkv[i * s.qkv_width];
+      rotate_heads(row, s.heads + s.kv_heads, s.head_dim, rope_cos + i * half, rope_sin + i * half);
+      for (int64_t g = 0; g < s.kv_heads; ++g) {
+        const int64_t slot = (g * s.capacity + s.past + i) * s.head_dim;
+        cpu::narrow_kv_row(row + (s.heads + g) * s.head_dim, s.head_dim, keys + slot);
+        cpu::narrow_kv_row(row + (s.heads + s.kv_heads + g) * s.head_dim, s.head_dim, values + slot);
+      }
+    }
+  });
+  if (batched) {
+    for (int64_t g = 0; g < s.kv_heads; ++g)
+      cpu::write_key_tiles(keys + g * s.capacity * s.head_dim, s.head_dim, tiles_from, s.past + s.n,
+                           tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim));
+    attend_batched(s, ws.qkv.data(), keys, values, tiles, ws.seen, ws.attended.data(), ws.scores, threads);
+  } else {
+    attend(s, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
+  }
 }
 
 FloatRows copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
@@ -178,7 +210,6 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weig
   };
   if (wants_hidden(0)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
 
-  const int64_t half = head_dim / 2;
   const float* rope_cos = plan.rope_cos.data();
   const float* rope_sin = plan.rope_sin.data();
   const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
@@ -191,28 +222,9 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weig
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps, threads);
     project(ws.normed.data(), n, w.qkv, w.qkv_bias, ws.qkv.data(), false, threads);
 
-    float* keys = cache.keys(l);
-    float* values = cache.values(l);
-    float* tiles = batched ? cache.key_tiles(l) : nullptr;
-    cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
-      for (int64_t i = first; i < last; ++i) {
-        float* row = &ws.qkv[i * qkv_width];
-        rotate_heads(row, heads + kv_heads, head_dim, rope_cos + i * half, rope_sin + i * half);
-        for (int64_t g = 0; g < kv_heads; ++g) {
-          const int64_t slot = (g * cache.capacity() + past + i) * head_dim;
-          std::memcpy(keys + slot, row + (heads + g) * head_dim, head_dim * sizeof(float));
-          std::memcpy(values + slot, row + (heads + kv_heads + g) * head_dim, head_dim * sizeof(float));
-        }
-      }
+    cpu::with_kv_element(cache.type(), [&](auto element) {
+      attention_layer<decltype(element)>(shape, cache, l, ws, batched, tiles_from, rope_cos, rope_sin, threads);
     });
-    if (batched) {
-      for (int64_t g = 0; g < kv_heads; ++g)
-        cpu::write_key_tiles(keys + g * cache.capacity() * head_dim, head_dim, tiles_from, past + n,
-                             tiles + g * cpu::key_tiles_per_head(cache.capacity(), head_dim));
-      attend_batched(shape, ws.qkv.data(), keys, values, tiles, ws.seen, ws.attended.data(), ws.scores, threads);
-    } else {
-      attend(shape, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
-    }
     project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
