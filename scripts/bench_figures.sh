@@ -4,17 +4,44 @@
 #      Llama checkpoints of the anchor's shapes a and c, in F32 and BF16, specd bench;
 #   2. the demo pair: specd bench of the target and the draft;
 #   3. every decoding method against AR on the workload suite, greedy: specd bench --methods.
-#   scripts/bench_figures.sh [--runtime]   (--runtime: parts 1 and 2 only, a few minutes)
+#   4. KV cache precision: shape c and the demo target at long contexts with F32, BF16 and F16
+#      caches (speed, KV memory, logits against the float32 cache).
+#   scripts/bench_figures.sh [--runtime | --kv]   (--runtime: parts 1 and 2 only, a few minutes;
+#                                                  --kv: part 4 only, a few minutes)
 # Run on a quiet machine: other processes change the figures (the README gives the date).
 set -euo pipefail
+part=all
+case "${1:-}" in
+  --runtime) part=runtime ;;
+  --kv) part=kv ;;
+esac
 runtime_only=false
-[ "${1:-}" = "--runtime" ] && runtime_only=true
+[ $part = runtime ] && runtime_only=true
 cd "$(dirname "$0")/.."
 specd=build/cli/specd
 out=reports/bench
 scratch=${SCRATCH:-build/bench-models}
 repeats=${REPEATS:-10}
 mkdir -p "$out" "$scratch"
+
+kv_figures() {
+  local dir=$scratch/shape-c-f32
+  [ -f "$dir/config.json" ] || "$specd" init-model --out "$dir" --shape c --dtype f32
+  # Cache types take turns within each round, so that a busy spell of the machine hits them alike.
+  for round in 1 2; do
+    for kv in f32 bf16 f16; do
+      echo "== specd bench --model shape c f32 --kv-dtype $kv (round $round) ==" >&2
+      "$specd" bench --model "$dir" --kv-dtype "$kv" --repeats 5 --prompt-lengths 512 1536 --new-tokens 32 --prefix 1024 \
+        --forward-sizes 1 8 32 --json > "$out/kv-shape-c-$kv-$round.json"
+      "$specd" bench --model data/models/demo-target --kv-dtype "$kv" --repeats 5 --prompt-lengths 128 384 --new-tokens 64 \
+        --prefix 384 --forward-sizes 1 8 32 --json > "$out/kv-demo-target-$kv-$round.json"
+    done
+  done
+}
+if [ $part = kv ]; then
+  kv_figures
+  exit 0
+fi
 
 for shape in a c; do
   for dtype in f32 bf16; do

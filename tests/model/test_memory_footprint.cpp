@@ -16,8 +16,8 @@ namespace {
 
 constexpr double kMiB = 1 << 20;
 
-nlohmann::json bench(const std::string& dir) {
-  const CliResult r = run_cli("bench --model " + dir + " --prompt-lengths 16 --new-tokens 8 --forward-sizes 1 8 --repeats 1 --json");
+nlohmann::json bench(const std::string& dir, const std::string& options) {
+  const CliResult r = run_cli("bench --model " + dir + " --prompt-lengths 16 --new-tokens 8 --forward-sizes 1 8 --repeats 1 --json " + options);
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(r.out);
@@ -30,10 +30,11 @@ TEST_CASE("peak RSS after load and decode is at most the weights, the KV caches 
   SPECD_SKIP("AddressSanitizer's shadow memory and quarantine count in resident memory");
 #endif
   const std::string fixtures = std::string(SPECD_BINARY_DIR) + "/test-fixtures/";
-  auto [name, dir] = GENERATE(table<std::string, std::string>({
-      {"demo target (BF16)", std::string(SPECD_SOURCE_DIR) + "/data/models/demo-target"},
-      {"shape b F32", "f32"},
-      {"shape b BF16", "bf16"},
+  auto [name, dir, options] = GENERATE(table<std::string, std::string, std::string>({
+      {"demo target (BF16)", std::string(SPECD_SOURCE_DIR) + "/data/models/demo-target", ""},
+      {"shape b F32", "f32", ""},
+      {"shape b BF16", "bf16", ""},
+      {"shape b BF16, BF16 KV cache", "bf16", "--kv-dtype bf16"},
   }));
   CAPTURE(name);
   if (dir == "f32" || dir == "bf16") {
@@ -45,7 +46,7 @@ TEST_CASE("peak RSS after load and decode is at most the weights, the KV caches 
     dir = out;
   }
   const double weights_mib = static_cast<double>(std::filesystem::file_size(dir + "/model.safetensors")) / kMiB;
-  const nlohmann::json report = bench(dir);
+  const nlohmann::json report = bench(dir, options);
   const double peak = report.at("peak_rss_mib").get<double>(), kv = report.at("kv_peak_mib").get<double>();
   CAPTURE(peak, weights_mib, kv, report.at("weights_mib").get<double>());
   CHECK(kv > 0);

@@ -121,7 +121,11 @@ class CpuWeightLoader {
           float* f = reinterpret_cast<float*>(at);
           for (int64_t i = 0; i < elements; ++i) f[i] = element(view, begin + i);
         }
-        checkpoint_.drop_pages(parts.names[p], static_cast<size_t>(begin) * stored, static_cast<size_t>(elements) * stored);
+        // Everything of the tensor up to here, not just this slice: a page fault maps the cached
+        // pages around it too (fault-around, 64 KiB), so pages of slices dropped before come back
+        // mapped as the next slice is read; dropping each slice alone left ~10% of a checkpoint
+        // resident until the load ended (24 MiB of shape c BF16).
+        checkpoint_.drop_pages(parts.names[p], 0, static_cast<size_t>(begin + elements) * stored);
         at += static_cast<size_t>(elements) * bytes;
         first += take;
         count -= take;
