@@ -61,6 +61,10 @@ class AtenBackend final : public ModelBackend {
     return forward_aten(cfg_, weights_, *rows, request, plan);
   }
 
+  FloatRows logits_from_hidden(const float* hidden, int64_t rows) const override {
+    return logits_aten(cfg_, weights_, hidden, rows, device_);
+  }
+
   void embedding_row(int32_t token, float* out) const override {
     at::Tensor row = weights_.embed[token].to(at::kCPU, at::kFloat).contiguous();
     std::copy(row.data_ptr<float>(), row.data_ptr<float>() + row.numel(), out);

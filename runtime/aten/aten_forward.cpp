@@ -130,4 +130,9 @@ ForwardResult forward_aten(const ModelConfig& cfg, const AtenWeights& weights, A
   return result;
 }
 
+FloatRows logits_aten(const ModelConfig& cfg, const AtenWeights& weights, const float* hidden, int64_t rows, c10::Device device) {
+  const at::Tensor x = at::from_blob(const_cast<float*>(hidden), {rows, cfg.hidden_size}, at::kFloat).to(device);
+  return host_rows(project(rms_normalize(x, cfg.rms_norm_eps), weights.lm_head, {}));
+}
+
 }  // namespace specd

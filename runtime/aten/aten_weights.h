@@ -33,5 +33,7 @@ AtenWeights load_aten_weights(const ModelConfig& cfg, const Checkpoint& checkpoi
 
 ForwardResult forward_aten(const ModelConfig& cfg, const AtenWeights& weights, AtenKvStorage& cache,
                            const ForwardRequest& request, const ForwardPlan& plan);
+// The final norm and lm_head over host rows of the last layer's output (LlamaModel::logits_from_hidden).
+FloatRows logits_aten(const ModelConfig& cfg, const AtenWeights& weights, const float* hidden, int64_t rows, c10::Device device);
 
 }  // namespace specd

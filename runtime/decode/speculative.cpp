@@ -127,8 +127,11 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   ForwardRequest prefill;
   prefill.tokens.assign(prompt.begin(), prompt.end());
   const int64_t prefill_rows = needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, prompt.size()) : static_cast<int64_t>(prompt.size());
-  prefill.logits = needs.prefill && wants_logits && prefill_rows == static_cast<int64_t>(prompt.size()) ? LogitsWanted::All : LogitsWanted::Last;
-  if (needs.prefill && wants_logits) prefill.last_rows = prefill_rows;
+  if (needs.prefill_logits_rows > 0 && needs.target_entropy)
+    throw std::logic_error("drafter needs: prefill_logits_rows leaves rows without the logits target_entropy needs");
+  const int64_t logits_rows = needs.prefill_logits_rows > 0 ? std::min<int64_t>(needs.prefill_logits_rows, prefill_rows) : prefill_rows;
+  prefill.logits = needs.prefill && wants_logits && logits_rows == static_cast<int64_t>(prompt.size()) ? LogitsWanted::All : LogitsWanted::Last;
+  if (needs.prefill && wants_logits) prefill.last_rows = logits_rows;
   if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
   ForwardResult prefilled = target.forward(cache, prefill);
   const FloatRows& prefill_logits = prefilled.logits;

@@ -56,6 +56,11 @@ int64_t LlamaModel::weight_bytes() const { return backend_->weight_bytes(); }
 int LlamaModel::weight_element_bytes() const { return backend_->weight_element_bytes(); }
 bool LlamaModel::bf16_dot_products() const { return backend_->bf16_dot_products(); }
 
+FloatRows LlamaModel::logits_from_hidden(const float* hidden, int64_t rows) const {
+  if (rows < 0 || (rows > 0 && hidden == nullptr)) throw std::logic_error("LlamaModel::logits_from_hidden: no rows");
+  return backend_->logits_from_hidden(hidden, rows);
+}
+
 void LlamaModel::embedding_row(int32_t token, float* out) const {
   if (token < 0 || token >= config_.vocab_size) throw std::logic_error("LlamaModel::embedding_row: token id outside the vocabulary");
   backend_->embedding_row(token, out);

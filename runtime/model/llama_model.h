@@ -101,6 +101,12 @@ class LlamaModel {
   // Row `token` of the input embedding table as float32 into out[0, hidden_size) (ARC's whitening
   // and embedding-side bound read the table this way).
   void embedding_row(int32_t token, float* out) const;
+  // The logits of `rows` rows of the last decoder layer's output (hidden states of layer
+  // num_hidden_layers, before the final norm, as ForwardRequest::hidden_layers returns them): the
+  // final norm and lm_head, with the arithmetic of forward()'s logits, so the same row gives the
+  // same logits bit for bit. A drafter that keeps those states can get a position's logits when it
+  // needs them instead of projecting every prompt row at the prefill.
+  FloatRows logits_from_hidden(const float* hidden, int64_t rows) const;
 
  private:
   LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend, KvType kv_type);

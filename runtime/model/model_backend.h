@@ -39,6 +39,8 @@ class ModelBackend {
   // Writes the new rows at [cache.length(), + n); the model advances the cache after.
   virtual ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const = 0;
   virtual void embedding_row(int32_t token, float* out) const = 0;
+  // See LlamaModel::logits_from_hidden.
+  virtual FloatRows logits_from_hidden(const float* hidden, int64_t rows) const = 0;
   virtual int64_t weight_bytes() const = 0;
   virtual int weight_element_bytes() const = 0;
   virtual bool bf16_dot_products() const = 0;

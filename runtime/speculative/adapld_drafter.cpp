@@ -59,8 +59,8 @@ const char* adapld_retrieval_name(AdaPldRetrieval retrieval) {
   }
 }
 
-AdaPldDrafter::AdaPldDrafter(AdaPldOptions options, int32_t layer, EmbeddingLookup embeddings, std::string name)
-    : options_(options), layer_(layer), embeddings_(std::move(embeddings)), name_(std::move(name)) {
+AdaPldDrafter::AdaPldDrafter(AdaPldOptions options, int32_t layer, EmbeddingLookup embeddings, std::string name, LogitsLookup logits)
+    : options_(options), layer_(layer), embeddings_(std::move(embeddings)), name_(std::move(name)), logits_(std::move(logits)) {
   validate(options_);
   if (layer_ < 0) throw std::invalid_argument("adapld: the hidden-state layer must be resolved (>= 0)");
   if (options_.semantic && (embeddings_.hidden_size <= 0 || !embeddings_.row))
@@ -72,6 +72,12 @@ DrafterNeeds AdaPldDrafter::needs() const {
   needs.target_logits = options_.use_branches && options_.branches > 0;
   needs.hidden_layers = {layer_};
   needs.prefill = true;  // every prompt row: anchors and successors may lie anywhere in the prompt
+  if (needs.target_logits && logits_.row) {
+    // The prefill's logits for its last row only (the first token's); the other prompt rows'
+    // top-K come from their last-layer states when an anchor needs them.
+    needs.prefill_logits_rows = 1;
+    if (logits_.layer > layer_) needs.hidden_layers.push_back(logits_.layer);
+  }
   return needs;
 }
 
@@ -83,6 +89,8 @@ void AdaPldDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed) {
   hidden_.clear();
   hidden_norm_.clear();
   hidden_size_ = 0;
+  final_hidden_.clear();
+  final_rows_ = 0;
   cosines_.clear();  // the embedding rows stay: the same target's
   retrieval_ = AdaPldRetrieval::None;
   reuse_ = "none";
@@ -123,6 +131,12 @@ void AdaPldDrafter::observe_prefill(const TargetOutputs& prefill) {
     const int64_t hidden_row = p - (n - hidden_rows);
     const float* hidden = has_hidden && hidden_row >= 0 ? prefill.hidden[0].data() + hidden_row * prefill.hidden_size : nullptr;
     append(prompt[p], logits, prefill.vocab, hidden, prefill.hidden_size);
+  }
+  // The last layer's rows (the layer-l rows when l is the last layer) for the lookup.
+  const size_t final_index = logits_.layer == layer_ ? 0 : 1;
+  if (logits_.row && has_hidden && final_index < prefill.hidden.size() && hidden_rows == n) {
+    final_hidden_ = prefill.hidden[final_index];
+    final_rows_ = n;
   }
 }
 
@@ -233,9 +247,16 @@ int32_t AdaPldDrafter::rerank(const std::vector<int32_t>& positions, int32_t ref
   return best;
 }
 
-const std::vector<int32_t>& AdaPldDrafter::top_ids(int32_t position) const {
+const std::vector<int32_t>& AdaPldDrafter::top_ids(int32_t position) {
   static const std::vector<int32_t> none;
-  return position >= 0 && position < static_cast<int32_t>(top_.size()) ? top_[position] : none;
+  if (position < 0 || position >= static_cast<int32_t>(top_.size())) return none;
+  std::vector<int32_t>& ids = top_[position];
+  if (ids.empty() && position < final_rows_ && options_.use_branches && options_.branches > 0) {
+    logits_row_.resize(static_cast<size_t>(logits_.vocab));
+    logits_.row(final_hidden_.data() + static_cast<int64_t>(position) * hidden_size_, logits_row_.data());
+    top_ids_of(logits_row_.data(), logits_.vocab, options_.branches + 1, ids);
+  }
+  return ids;
 }
 
 int32_t AdaPldDrafter::proposal_class() const {

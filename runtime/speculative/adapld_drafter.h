@@ -23,7 +23,10 @@
 //  * No anchor at all: the root alone (an AR step).
 // The target's top-(K+1) per committed position and its layer-l hidden states are kept as the
 // forwards produce them (prefill rows, then each step's committed path rows); nothing re-runs
-// the prefix.
+// the prefix. With a LogitsLookup, the prefill returns the last layer's states instead of every
+// prompt row's logits, and a prompt position's top-(K+1) is computed when it first becomes an
+// anchor: one row through the output head instead of the whole prompt (a vocabulary-wide
+// projection per prompt token cost ~3 ms a request on the demo target, ~20% of its decoding).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -43,7 +46,8 @@ class AdaPldDrafter : public Drafter {
  public:
   // layer: the resolved hidden-state layer (Hugging Face numbering, >= 0). embeddings: the
   // target's input embedding rows (unused, and may be empty, when options.semantic is false).
-  AdaPldDrafter(AdaPldOptions options, int32_t layer, EmbeddingLookup embeddings, std::string name = "adapld");
+  AdaPldDrafter(AdaPldOptions options, int32_t layer, EmbeddingLookup embeddings, std::string name = "adapld",
+                LogitsLookup logits = {});
 
   std::string name() const override { return name_; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
@@ -69,8 +73,9 @@ class AdaPldDrafter : public Drafter {
   int32_t rerank(const std::vector<int32_t>& positions, int32_t reference) const;
   double score(int32_t position, int32_t reference) const;
   // The target's top-(K+1) next-token ids at committed position p, best first (ties: lower id);
-  // empty when the row was not kept.
-  const std::vector<int32_t>& top_ids(int32_t position) const;
+  // empty when the row was not kept. A prompt position's ids come through the LogitsLookup the
+  // first time they are asked for.
+  const std::vector<int32_t>& top_ids(int32_t position);
   const std::vector<int32_t>& text() const { return text_; }
 
  private:
@@ -86,6 +91,7 @@ class AdaPldDrafter : public Drafter {
   int32_t layer_;
   EmbeddingLookup embeddings_;
   std::string name_;
+  LogitsLookup logits_;
 
   std::vector<int32_t> text_;                                 // committed tokens
   std::unordered_map<int32_t, std::vector<int32_t>> where_;   // token -> its positions in text_, ascending
@@ -94,6 +100,11 @@ class AdaPldDrafter : public Drafter {
   std::vector<float> hidden_;                                 // per position: hidden_size floats
   std::vector<float> hidden_norm_;                            // per position; < 0: no state kept
   int64_t hidden_size_ = 0;
+  // The last layer's output at prompt positions [0, final_rows_) (with a LogitsLookup), from
+  // which their top-(K+1) is computed on first use.
+  std::vector<float> final_hidden_;
+  int64_t final_rows_ = 0;
+  std::vector<float> logits_row_;
   // Semantic fallback caches: per token seen its embedding row and norm (slot in embedding_rows_),
   // per query its cosines with distinct_.
   mutable std::unordered_map<int32_t, int32_t> embedding_slot_;

@@ -38,6 +38,11 @@ struct DrafterNeeds {
   // entropies of the last l positions, and skipping the other rows' logits saves a vocabulary-wide
   // projection per prompt token.
   int32_t prefill_rows = 0;
+  // With prefill and target_logits: logits for only the last prefill_logits_rows of those rows
+  // (0: all of them); the hidden states stay those of every prefill row. AdaPLD keeps every
+  // prompt row's states and projects a row to the vocabulary only when it becomes an anchor.
+  // Not with target_entropy, which needs every row's logits.
+  int32_t prefill_logits_rows = 0;
 };
 
 // The target's outputs at positions it has just run: rows in position order (at the prefill, the

@@ -139,7 +139,11 @@ void build_adapld(Policy& policy, const MethodContext& c, bool semantic, bool br
   EmbeddingLookup embeddings;
   if (options.semantic)
     embeddings = {c.target.config().hidden_size, [target](int32_t token, float* out) { target->embedding_row(token, out); }};
-  policy.drafter = std::make_unique<AdaPldDrafter>(options, layer, std::move(embeddings), policy.method);
+  LogitsLookup logits{static_cast<int32_t>(layers), c.target.config().vocab_size, [target](const float* hidden, float* out) {
+                        const FloatRows row = target->logits_from_hidden(hidden, 1);
+                        std::copy(row.values.begin(), row.values.end(), out);
+                      }};
+  policy.drafter = std::make_unique<AdaPldDrafter>(options, layer, std::move(embeddings), policy.method, std::move(logits));
   policy.acceptor = std::make_unique<SamplingAcceptor>();
   const int32_t k = options.use_branches ? options.branches : 0;
   policy.max_nodes = options.max_copy + k * (options.use_successors ? 2 : 1);

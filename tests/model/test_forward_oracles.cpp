@@ -465,6 +465,30 @@ TEST_CASE("a KV cache grown between forwards gives the logits of one that never 
   CHECK(grown.length() == 40);
 }
 
+// A drafter that keeps the last layer's states gets a position's logits from them later: the
+// same arithmetic as the forward's own logits, so the CPU kernels give them bit for bit.
+TEST_CASE("logits_from_hidden of the last layer's states gives the forward's logits", "[model][oracle]") {
+  const test::Backend backend = GENERATE(from_range(test::all_backends()));
+  const DType dtype = GENERATE(DType::F32, DType::BF16);
+  CAPTURE(test::backend_name(backend), dtype_name(dtype));
+  const ModelConfig cfg = test::tiny_config("qwen2");
+  auto model = test::load_model(test::write_model("logits-from-hidden", cfg, dtype), backend.aten, 2, false, backend.kv);
+  KvCache cache = model->new_cache();
+  ForwardRequest request;
+  request.tokens = some_tokens(23, cfg.vocab_size, 6);
+  request.hidden_layers = {static_cast<int>(cfg.num_hidden_layers)};
+  const ForwardResult result = model->forward(cache, request);
+  const FloatRows all = model->logits_from_hidden(result.hidden[0].data(), result.hidden[0].rows);
+  const FloatRows one = model->logits_from_hidden(result.hidden[0].row(7), 1);
+  if (backend.aten) {  // BLAS sums in another order for another row count
+    CHECK(max_abs_diff(all, result.logits) < 1e-4);
+    CHECK(max_abs_diff(test::tensor(one)[0], test::tensor(result.logits)[7]) < 1e-4);
+  } else {
+    CHECK(all.values == result.logits.values);
+    CHECK(std::equal(one.values.begin(), one.values.end(), result.logits.row(7)));
+  }
+}
+
 // The KV memory limit (--max-memory) is checked before a cache is allocated, and a cache gives
 // its bytes back when its last copy goes.
 TEST_CASE("KV caches count against the memory limit", "[model][kv]") {

@@ -5,7 +5,9 @@
 #include "catch_torch.h"
 
 #include "decode/autoregressive.h"
+#include "speculative/adapld_drafter.h"
 #include "speculative/method_registry.h"
+#include "speculative/sampling_acceptor.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"
 
@@ -230,6 +232,52 @@ TEST_CASE("csd rescues rejected drafts: more accepted, marked in the steps, outp
   CHECK(accepted_csd > accepted_sd);
   CHECK(b.tokens != a.tokens);
   CHECK(b.tokens.size() == a.tokens.size());
+}
+
+// The registry's adapld asks the prefill for its last row's logits and its prompt positions' top-K
+// through the output head when they become anchors (LlamaModel::logits_from_hidden); that must
+// draft exactly the trees the drafter makes from every prompt row's logits.
+TEST_CASE("adapld's prompt top-K through the output head drafts what every prefill row's logits draft", "[spec][adapld]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  const DType dtype = GENERATE(DType::F32, DType::BF16);
+  const int32_t layer = GENERATE(1, 3);  // 3: the last layer, whose states serve both uses
+  CAPTURE(dtype_name(dtype), layer);
+  auto target = test::load_model(test::write_model("spec-adapld-head", cfg, dtype, 34));
+  GenerateOptions options;
+  options.max_new_tokens = 40;
+  SpeculativeOptions spec;
+  spec.generate = options;
+  spec.max_draft_nodes = 46;
+  spec.max_draft_depth = 30;
+  std::vector<int32_t> copied;
+  for (int r = 0; r < 3; ++r)
+    for (int32_t t : {40, 41, 42, 43, 44, 45, 46, 47, 48, 49}) copied.push_back(r == 1 && t == 44 ? 7 : t);
+  const EmbeddingLookup embeddings{cfg.hidden_size, [&](int32_t token, float* out) { target->embedding_row(token, out); }};
+  const LogitsLookup head{cfg.num_hidden_layers, cfg.vocab_size, [&](const float* hidden, float* out) {
+                            const FloatRows row = target->logits_from_hidden(hidden, 1);
+                            std::copy(row.values.begin(), row.values.end(), out);
+                          }};
+  int64_t branches = 0;
+  for (const auto& prompt : {repetitive_prompt(cfg.vocab_size), copied}) {
+    AdaPldDrafter every_row(AdaPldOptions{}, layer, embeddings);
+    AdaPldDrafter lazy(AdaPldOptions{}, layer, embeddings, "adapld", head);
+    CHECK(every_row.needs().prefill_logits_rows == 0);
+    CHECK(lazy.needs().prefill_logits_rows == 1);
+    SamplingAcceptor acceptor;
+    const SpeculativeOutput a = generate_speculative(*target, every_row, acceptor, prompt, spec);
+    const SpeculativeOutput b = generate_speculative(*target, lazy, acceptor, prompt, spec);
+    CHECK(a.tokens == b.tokens);
+    REQUIRE(a.steps.size() == b.steps.size());
+    for (size_t i = 0; i < a.steps.size(); ++i) {
+      CAPTURE(i);
+      CHECK(a.steps[i].draft_size == b.steps[i].draft_size);
+      CHECK(a.steps[i].accepted_length == b.steps[i].accepted_length);
+      CHECK(a.steps[i].detail == b.steps[i].detail);
+      branches += nlohmann::json::parse(a.steps[i].detail)["drafting"].value("branches", 0);
+    }
+  }
+  CHECK(branches > 0);  // the branches (the top-K's use) were drafted
 }
 
 TEST_CASE("adapld and its ablations equal AR at T=0 on repetitive and plain prompts, layer by layer", "[spec][greedy-identity][adapld]") {

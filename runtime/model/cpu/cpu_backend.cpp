@@ -29,6 +29,10 @@ class CpuBackend final : public ModelBackend {
     return forward_cpu_kernels(cfg_, weights_, *rows, request, plan, threads_);
   }
 
+  FloatRows logits_from_hidden(const float* hidden, int64_t rows) const override {
+    return logits_cpu_kernels(cfg_, weights_, hidden, rows, threads_);
+  }
+
   void embedding_row(int32_t token, float* out) const override {
     cpu::widen_row(weights_.embed.data(), weights_.embed_type, token, cfg_.hidden_size, out);
   }

@@ -180,6 +180,16 @@ void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, Wo
   }
 }
 
+// The final norm and lm_head over `rows` rows of the last layer's output; `normed` is scratch of
+// at least rows * hidden_size floats.
+FloatRows output_logits(const ModelConfig& cfg, const CpuWeights& weights, const float* x, int64_t rows, std::vector<float>& normed,
+                        int threads) {
+  normalize_rows(x, normed.data(), rows, cfg.hidden_size, weights.final_gain, static_cast<float>(cfg.rms_norm_eps), threads);
+  FloatRows logits(rows, cfg.vocab_size);
+  project(normed.data(), rows, weights.lm_head, {}, logits.row(0), false, threads);
+  return logits;
+}
+
 FloatRows copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
   FloatRows copy(rows, width);
   std::copy(x.begin(), x.begin() + rows * width, copy.values.begin());
@@ -243,12 +253,14 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weig
 
   if (request.logits != LogitsWanted::None) {
     const int64_t first = request.logits == LogitsWanted::All ? 0 : n - std::clamp<int64_t>(request.last_rows, 1, n);
-    const int64_t rows = n - first;
-    normalize_rows(&ws.x[first * hidden], ws.normed.data(), rows, hidden, weights.final_gain, eps, threads);
-    result.logits = FloatRows(rows, cfg.vocab_size);
-    project(ws.normed.data(), rows, weights.lm_head, {}, result.logits.row(0), false, threads);
+    result.logits = output_logits(cfg, weights, &ws.x[first * hidden], n - first, ws.normed, threads);
   }
   return result;
+}
+
+FloatRows logits_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weights, const float* hidden, int64_t rows, int threads) {
+  std::vector<float> normed(static_cast<size_t>(rows * cfg.hidden_size));
+  return output_logits(cfg, weights, hidden, rows, normed, threads);
 }
 
 }  // namespace specd
