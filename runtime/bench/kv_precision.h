@@ -1,7 +1,8 @@
 #pragma once
 // How far a 16-bit KV cache moves a model's outputs from a float32 cache's: both caches run the
-// same tokens (one forward, every position's logits), and each position's next-token
-// distribution is compared. specd bench reports it beside the speed of the cache type.
+// same tokens (forwards of 64 tokens, every position's logits; on the batch-invariant CPU kernels
+// that is one full forward's logits), and each position's next-token distribution is compared.
+// specd bench reports it beside the speed of the cache type.
 #include <cstdint>
 #include <vector>
 
