@@ -254,7 +254,7 @@ TEST_CASE("adapld's prompt top-K through the output head drafts what every prefi
   for (int r = 0; r < 3; ++r)
     for (int32_t t : {40, 41, 42, 43, 44, 45, 46, 47, 48, 49}) copied.push_back(r == 1 && t == 44 ? 7 : t);
   const EmbeddingLookup embeddings{cfg.hidden_size, [&](int32_t token, float* out) { target->embedding_row(token, out); }};
-  const LogitsLookup head{cfg.num_hidden_layers, cfg.vocab_size, [&](const float* hidden, float* out) {
+  const LogitsLookup head{static_cast<int32_t>(cfg.num_hidden_layers), cfg.vocab_size, [&](const float* hidden, float* out) {
                             const FloatRows row = target->logits_from_hidden(hidden, 1);
                             std::copy(row.values.begin(), row.values.end(), out);
                           }};
