@@ -111,7 +111,10 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
   if (error) input_error(path_, "cannot create " + parent.string() + ": " + error.message());
   db_ = std::make_unique<sqlite::Database>(path_, sqlite::Database::Mode::ReadWriteCreate);
   db_->exec("PRAGMA foreign_keys = ON");
-  if (!exists) {
+  // A run killed between creating the file and committing its first transaction leaves an empty
+  // database (SQLite rolls the unfinished transaction back): nothing was recorded, so start it.
+  const bool empty = exists && single_integer(*db_, "SELECT count(*) FROM sqlite_master") == 0;
+  if (!exists || empty) {
     sqlite::Transaction transaction(*db_);
     db_->exec(kJournalSql);
     db_->exec(kArcSamplesSql);
