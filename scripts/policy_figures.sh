@@ -29,7 +29,7 @@ sweep() {
 }
 sweep pld --grid tokens=5,10,20 --grid match=earliest,latest
 sweep sam --grid len_bias=2,5 --grid threshold=3,5
-sweep respec --grid theta_entropy=1.5,3,6 --grid tau=0,2
+sweep respec --grid theta_entropy=3,6 --grid tau=0,2 --grid key_rule=entropy,existing
 sweep adapld --grid layer=1,3,6 --grid branches=2,8
 "$specd" artifact inspect "$artifact" > "$out/sweep-artifact.txt"
 

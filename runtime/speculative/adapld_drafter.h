@@ -39,11 +39,13 @@
 
 namespace specd {
 
-enum class AdaPldRetrieval : uint8_t { None, Lexical, Semantic };
+// Skipped: no lexical anchor, and the semantic search was not run (its class got no nodes).
+enum class AdaPldRetrieval : uint8_t { None, Lexical, Semantic, Skipped };
 const char* adapld_retrieval_name(AdaPldRetrieval retrieval);
 
 class AdaPldDrafter : public Drafter {
  public:
+  static constexpr int32_t kSemanticClass = 4;
   // layer: the resolved hidden-state layer (Hugging Face numbering, >= 0). embeddings: the
   // target's input embedding rows (unused, and may be empty, when options.semantic is false).
   AdaPldDrafter(AdaPldOptions options, int32_t layer, EmbeddingLookup embeddings, std::string name = "adapld",
@@ -56,7 +58,7 @@ class AdaPldDrafter : public Drafter {
   DraftTree propose(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   // Lexical hit: 1 to 3, how many tokens before and at the anchor equal those before and at the
-  // root; 4: semantic hit; 5: no anchor (an AR step).
+  // root; 4: semantic hit, or the semantic search skipped; 5: no anchor (an AR step).
   int32_t proposal_class() const override;
   bool limits_itself() const override { return true; }
   std::string step_detail() const override;
@@ -67,7 +69,8 @@ class AdaPldDrafter : public Drafter {
     AdaPldRetrieval kind = AdaPldRetrieval::None;
     std::vector<int32_t> positions;  // ascending
   };
-  Candidates retrieve(int32_t query, int32_t end) const;
+  // semantic = false: lexical anchors only (as when options.semantic is off).
+  Candidates retrieve(int32_t query, int32_t end, bool semantic = true) const;
   // The candidate maximising cos(h_{j-1}, h_{reference}) (j = 0 and positions without a kept
   // state score -inf; cosine with a zero vector is 0); ties to the latest position; -1 when empty.
   int32_t rerank(const std::vector<int32_t>& positions, int32_t reference) const;
@@ -84,8 +87,9 @@ class AdaPldDrafter : public Drafter {
   // Cosines between the query's embedding and every distinct token seen, in first-seen order;
   // extended as new tokens appear, so a fallback costs one pass over the new distinct tokens.
   const std::vector<float>& embedding_cosines(int32_t query) const;
-  // The token's embedding row (fetched once: the lookup goes through the model) and its norm.
-  const float* embedding(int32_t token, float* norm) const;
+  // The token's slot in embedding_rows_ (its row fetched once: the lookup goes through the model)
+  // and its norm.
+  int32_t embedding_slot(int32_t token, float* norm) const;
 
   AdaPldOptions options_;
   int32_t layer_;
@@ -96,6 +100,7 @@ class AdaPldDrafter : public Drafter {
   std::vector<int32_t> text_;                                 // committed tokens
   std::unordered_map<int32_t, std::vector<int32_t>> where_;   // token -> its positions in text_, ascending
   std::vector<int32_t> distinct_;                             // tokens of text_ in first-seen order
+  std::vector<int32_t> distinct_index_;                       // per position: its token's index in distinct_
   std::vector<std::vector<int32_t>> top_;                     // per position: top-(K+1) ids
   std::vector<float> hidden_;                                 // per position: hidden_size floats
   std::vector<float> hidden_norm_;                            // per position; < 0: no state kept
@@ -110,6 +115,7 @@ class AdaPldDrafter : public Drafter {
   mutable std::unordered_map<int32_t, int32_t> embedding_slot_;
   mutable std::vector<float> embedding_rows_, embedding_norms_;
   mutable std::unordered_map<int32_t, std::vector<float>> cosines_;
+  mutable std::vector<int32_t> distinct_slots_;  // per distinct_ entry (a prefix of it): its slot
 
   // The last step, for proposal_class() and the trace.
   AdaPldRetrieval retrieval_ = AdaPldRetrieval::None;

@@ -82,6 +82,12 @@ std::vector<MethodParam> make_params() {
   match.get = [](const MethodOptions& o) { return o.pld.match == PldMatch::Latest ? 1.0 : 0.0; };
   match.set = [](MethodOptions& o, double v) { o.pld.match = v >= 0.5 ? PldMatch::Latest : PldMatch::Earliest; };
   params.insert(params.begin() + 7, match);
+  MethodParam key_rule{"key_rule", "respec-key-rule", {"respec"},
+                       "k*: argmin over every key length (entropy, the paper's), or over the lengths whose key occurred (existing)",
+                       true, {"entropy", "existing"}, true, {}, {}};
+  key_rule.get = [](const MethodOptions& o) { return o.respec.key_among_existing ? 1.0 : 0.0; };
+  key_rule.set = [](MethodOptions& o, double v) { o.respec.key_among_existing = v >= 0.5; };
+  params.insert(std::find_if(params.begin(), params.end(), [](const MethodParam& p) { return p.name == "lambda_e"; }) + 1, key_rule);
   MethodParam budget{"draft_budget", "draft-budget", {"*"}, "fixed: the options' full length every step; auto: the cost-aware budget", true,
                      {"fixed", "auto"}, false, {}, {}};
   budget.get = [](const MethodOptions& o) { return o.adaptive_budget ? 1.0 : 0.0; };

@@ -75,11 +75,22 @@ DraftTree RespecDrafter::propose(const DraftRequest& request) {
   matches_ = 0;
   winner_r_ = -1;
   last_class_ = 0;
-  key_ = choose_key(recent_entropies(), options_.max_key, options_.lambda_e);
-
-  // The decision (Algorithm 1 line 14), and on retrieval the candidates.
   const std::vector<int32_t>& text = index_.text();
   const int32_t n = static_cast<int32_t>(text.size());  // X = text + root has n + 1 tokens
+  const std::vector<double> recent = recent_entropies();
+  key_ = choose_key(recent, options_.max_key, options_.lambda_e);
+  if (options_.key_among_existing && key_.k > 0) {
+    std::vector<bool> exists(options_.max_key + 1, false);
+    std::vector<int32_t> suffix{request.root_token};  // key_k, built backwards
+    for (int32_t k = 1; k <= options_.max_key && k <= static_cast<int32_t>(recent.size()) && k <= n + 1; ++k) {
+      if (k > 1) suffix.insert(suffix.begin(), text[n - (k - 1)]);
+      exists[k] = !index_.matches(suffix.data(), k).empty();
+    }
+    const KeyChoice existing = choose_key(recent, options_.max_key, options_.lambda_e, &exists);
+    if (existing.k > 0) key_ = existing;  // none occurred: the paper's k* (it finds no key)
+  }
+
+  // The decision (Algorithm 1 line 14), and on retrieval the candidates.
   std::vector<int32_t> key;
   if (key_.k > 0) {
     key.assign(text.end() - (key_.k - 1), text.end());

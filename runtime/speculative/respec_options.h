@@ -13,6 +13,10 @@ struct RespecOptions {
   double theta_entropy = 1.5;
   int32_t max_key = 3;        // l
   double lambda_e = 0.3;      // nats: the length preference (larger favours longer keys)
+  // false: the paper's rule, k* over every k, then retrieve only if key_k* occurred. true: k* over
+  // the k whose key occurred earlier (on the demo pair about half the paper's k* never occurred,
+  // while a shorter or longer key had).
+  bool key_among_existing = false;
   // Feedback-driven selection: per match position (its end in the text) an EMA score
   // S <- (1 - alpha) S + alpha R, S0 = 0.5; keep S >= theta_score, the best `candidates`.
   double alpha = 0.3;

@@ -21,7 +21,7 @@ uint64_t hash_ngram(const int32_t* tokens, int32_t n) {
 
 }  // namespace
 
-KeyChoice choose_key(const std::vector<double>& recent, int32_t max_key, double lambda_e) {
+KeyChoice choose_key(const std::vector<double>& recent, int32_t max_key, double lambda_e, const std::vector<bool>* allowed) {
   KeyChoice best;
   double sum = 0;
   const int32_t known = static_cast<int32_t>(recent.size());
@@ -29,6 +29,7 @@ KeyChoice choose_key(const std::vector<double>& recent, int32_t max_key, double 
     sum += recent[known - k];
     const double h = sum / k;
     const double cost = h + lambda_e / k;
+    if (allowed && (static_cast<size_t>(k) >= allowed->size() || !(*allowed)[k])) continue;
     if (cost < best.cost) best = {k, h, cost};  // strict: ties keep the smaller k
   }
   return best;

@@ -20,8 +20,8 @@ struct KeyChoice {
 
 // `recent`: the entropies of the distributions that produced the text's last tokens, oldest
 // first, the one that produced the last token last; only known ones (a k longer than recent is
-// skipped, as its H_k is unknown).
-KeyChoice choose_key(const std::vector<double>& recent, int32_t max_key, double lambda_e);
+// skipped, as its H_k is unknown). `allowed` (index k, may be null): only those k compete.
+KeyChoice choose_key(const std::vector<double>& recent, int32_t max_key, double lambda_e, const std::vector<bool>* allowed = nullptr);
 
 // Every earlier occurrence of each n-gram (n = 1..max_n) of a growing text, by the position of
 // its last token. The paper's "suffix automaton" serves only as an exact-match store here (which

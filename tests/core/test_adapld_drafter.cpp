@@ -303,3 +303,43 @@ TEST_CASE("adapld drafts only the root when nothing matches, and the ablations d
   AdaPldDrafter no_branches(o, 0, {});
   CHECK_FALSE(no_branches.needs().target_logits);
 }
+
+TEST_CASE("adapld skips the semantic search when the budget grants its class no nodes", "[adapld]") {
+  // Token 9 never occurs; its embedding is close to token 1's.
+  const std::vector<std::vector<float>> table{{0, 0}, {1, 0}, {0, 1}, {-1, 0}, {}, {}, {}, {}, {}, {1, 0.1f}};
+  int lookups = 0;
+  EmbeddingLookup lookup{2, [&](int32_t token, float* out) {
+                           ++lookups;
+                           std::copy(table[token].begin(), table[token].end(), out);
+                         }};
+  AdaPldOptions o;
+  o.tau_sim = 0.5;
+  AdaPldDrafter drafter(o, 0, lookup);
+  const Tokens prompt{1, 2, 3, 1, 2};
+  drafter.begin(prompt, 0);
+  DraftBudgetOptions no_probes;
+  no_probes.probe_interval = 0;
+
+  // Verifying a drafted token costs 50 one-token steps: no class pays for a node.
+  const DraftBudget costly(CostCurve({{1, 1.0}, {2, 50.0}, {64, 3000.0}}), no_probes);
+  DraftRequest request{prompt, 9, 8, 8, &costly};
+  REQUIRE(request.nodes_for(AdaPldDrafter::kSemanticClass) == 0);
+  DraftTree tree = drafter.propose(request);
+  CHECK(tree.size() == 1);
+  CHECK(drafter.proposal_class() == AdaPldDrafter::kSemanticClass);
+  CHECK(nlohmann::json::parse(drafter.step_detail())["retrieval"] == "skipped");
+  CHECK(lookups == 0);
+
+  // Verification as cheap as one token: the search runs and finds token 1's positions.
+  const DraftBudget cheap(CostCurve({{1, 1.0}, {64, 1.0}}), no_probes);
+  request.budget = &cheap;
+  REQUIRE(request.nodes_for(AdaPldDrafter::kSemanticClass) > 0);
+  tree = drafter.propose(request);
+  CHECK(drafter.proposal_class() == AdaPldDrafter::kSemanticClass);
+  const auto detail = nlohmann::json::parse(drafter.step_detail());
+  CHECK(detail["retrieval"] == "semantic");
+  CHECK(detail["candidates"] == 2);  // positions 0 and 3
+  CHECK(lookups > 0);
+  CHECK(drafter.retrieve(9, 5).positions == std::vector<int32_t>{0, 3});
+  CHECK(drafter.retrieve(9, 5, false).kind == AdaPldRetrieval::None);
+}

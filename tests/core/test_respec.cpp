@@ -71,6 +71,14 @@ TEST_CASE("respec key choice: k* = argmin H_k + lambda_e/k by hand, ties to the 
   CHECK(choose_key({0.5}, 3, 1.0).k == 1);        // only one entropy known: k = 2, 3 skipped
   CHECK(choose_key({}, 3, 1.0).k == 0);
   CHECK(choose_key({0.1, 0.1, 0.1}, 2, 0.3).k == 2);  // max_key bounds k
+  // Only the allowed lengths compete (index k): without k = 3, b's k = 2 stays; a's goes to k = 2.
+  const std::vector<bool> no_three{false, true, true, false};
+  CHECK(choose_key({0.2, 1.0, 3.0}, 3, 0.5, &no_three).k == 2);
+  CHECK(choose_key({0.2, 1.0, 3.0}, 3, 0.5, &no_three).h_min == Approx(2.0).epsilon(1e-12));
+  const std::vector<bool> only_one{false, true};  // shorter than max_key + 1: the rest not allowed
+  CHECK(choose_key({5.0, 0.1, 0.2}, 3, 0.3, &only_one).k == 1);
+  const std::vector<bool> none(4, false);
+  CHECK(choose_key({5.0, 0.1, 0.2}, 3, 0.3, &none).k == 0);
 }
 
 TEST_CASE("respec match index returns every earlier end position, as a brute-force scan", "[respec]") {
@@ -213,6 +221,28 @@ TEST_CASE("respec drafter decisions: entropy, no-key, low-score fall back; no-tr
     start(strict, prompt, {0.25f, 0.25f, 0.25f});
     CHECK(strict.propose(DraftRequest{prompt, 3, 100, 100}).size() == 1);
     CHECK(strict.last_trigger() == "low-score");
+  }
+  SECTION("key among existing: k* over the key lengths that occurred") {
+    // Root 9: "9" ends at 3; "2 9" and "1 2 9" never occurred. Equal entropies favour k = 3.
+    RespecDrafter paper(RespecOptions{});
+    start(paper, prompt, {0.25f, 0.25f, 0.25f});
+    CHECK(paper.propose(DraftRequest{prompt, 9, 100, 100}).size() == 1);
+    CHECK(paper.last_key().k == 3);
+    CHECK(paper.last_trigger() == "no-key");
+    RespecOptions options;
+    options.key_among_existing = true;
+    RespecDrafter existing(options);
+    start(existing, prompt, {0.25f, 0.25f, 0.25f});
+    const DraftTree tree = existing.propose(DraftRequest{prompt, 9, 100, 100});
+    CHECK(existing.last_key().k == 1);
+    CHECK(existing.last_trigger() == "retrieve");
+    CHECK(existing.last_selected() == std::vector<int32_t>{3});
+    REQUIRE(tree.size() >= 2);
+    CHECK(tree.tokens[1] == 1);  // the token after position 3
+    // No length occurred at all: the paper's k*, and no key.
+    CHECK(existing.propose(DraftRequest{prompt, 42, 100, 100}).size() == 1);
+    CHECK(existing.last_key().k == 3);
+    CHECK(existing.last_trigger() == "no-key");
   }
   SECTION("the node budget caps the trie; a shorter prompt skips unknown entropies") {
     RespecDrafter drafter(RespecOptions{});
