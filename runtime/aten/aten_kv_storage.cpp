@@ -8,9 +8,7 @@
 
 namespace specd {
 
-namespace {
-
-at::ScalarType scalar_type(KvType type) {
+at::ScalarType kv_scalar_type(KvType type) {
   switch (type) {
     case KvType::BF16: return at::kBFloat16;
     case KvType::F16: return at::kHalf;
@@ -19,14 +17,12 @@ at::ScalarType scalar_type(KvType type) {
   return at::kFloat;
 }
 
-}  // namespace
-
 AtenKvStorage::AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, KvType type,
                              c10::Device device)
     : layers_(layers), kv_heads_(kv_heads), capacity_(capacity), head_dim_(head_dim), type_(type), device_(device) {
   // Reserved before allocating: a limit passed is an error, not an attempt to allocate.
   memory_ = std::make_unique<KvMemoryReservation>(bytes(), "the KV cache of " + std::to_string(capacity) + " rows");
-  const auto options = at::TensorOptions().dtype(scalar_type(type)).device(device);
+  const auto options = at::TensorOptions().dtype(kv_scalar_type(type)).device(device);
   for (int64_t l = 0; l < layers; ++l) {
     keys_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));
     values_.push_back(at::zeros({kv_heads, capacity, head_dim}, options));

@@ -13,6 +13,9 @@ namespace specd {
 
 class KvMemoryReservation;
 
+// The tensor element type that stores a KvType.
+at::ScalarType kv_scalar_type(KvType type);
+
 class AtenKvStorage final : public KvStorage {
  public:
   AtenKvStorage(int64_t layers, int64_t kv_heads, int64_t capacity, int64_t head_dim, KvType type, c10::Device device);

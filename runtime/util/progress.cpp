@@ -14,9 +14,9 @@ constexpr const char* kEraseLine = "\033[K";
 Progress::Progress(int64_t total, std::string label, std::string unit)
     : Progress(total, std::move(label), std::move(unit), stderr, ::isatty(STDERR_FILENO) == 1) {}
 
-Progress::Progress(int64_t total, std::string label, std::string unit, std::FILE* out, bool interactive)
+Progress::Progress(int64_t total, std::string label, std::string unit, std::FILE* out, bool interactive, double log_interval_s)
     : total_(total), label_(std::move(label)), unit_(std::move(unit)), out_(out), interactive_(interactive),
-      start_(std::chrono::steady_clock::now()) {}
+      log_interval_s_(log_interval_s), start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() { done(); }
 
@@ -39,7 +39,13 @@ void Progress::step(const std::string& what) {
   char line[160];
   std::snprintf(line, sizeof line, " %lld/%lld, %.1f s elapsed, %.2f %s/s, ETA %.0f s", static_cast<long long>(finished_),
                 static_cast<long long>(total_), elapsed, rate, unit_.c_str(), eta);
-  draw(what + line);
+  if (interactive_) {
+    draw(what + line);
+  } else if (elapsed - logged_s_ >= log_interval_s_) {
+    std::fprintf(out_, "%s: %s%s\n", label_.c_str(), what.c_str(), line);
+    std::fflush(out_);
+    logged_s_ = elapsed;
+  }
 }
 
 void Progress::done() {

@@ -1,7 +1,9 @@
-// Progress is drawn only on a terminal, and never outlives its work: done() and the destructor
-// (an error unwinding) erase the line, so what follows starts on a clean line.
+// Progress is drawn in place only on a terminal, and never outlives its work: done() and the
+// destructor (an error unwinding) erase the line, so what follows starts on a clean line.
+// Elsewhere it logs whole lines, at most one per interval.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -57,7 +59,7 @@ TEST_CASE("progress on a terminal erases itself when done, once", "[progress]") 
   std::fclose(out);
 }
 
-TEST_CASE("progress elsewhere writes nothing", "[progress]") {
+TEST_CASE("progress elsewhere writes nothing within the log interval", "[progress]") {
   std::FILE* out = std::tmpfile();
   REQUIRE(out);
   {
@@ -66,5 +68,25 @@ TEST_CASE("progress elsewhere writes nothing", "[progress]") {
     progress.step("ar");
   }
   CHECK(contents(out).empty());
+  std::fclose(out);
+}
+
+TEST_CASE("progress elsewhere logs whole lines at most once per interval", "[progress]") {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out);
+  {
+    Progress progress(3, "calibrate", "prompts", out, /*interactive=*/false, /*log_interval_s=*/0);
+    progress.note("loading");  // notes are for terminals only
+    progress.step("prompt 0");
+    progress.step("prompt 1");
+  }
+  const std::string text = contents(out);
+  CHECK(text.find('\r') == std::string::npos);
+  CHECK(text.find("\033[K") == std::string::npos);
+  CHECK(text.find("loading") == std::string::npos);
+  CHECK(text.rfind("calibrate: prompt 0 1/3, ", 0) == 0);
+  CHECK(text.find("\ncalibrate: prompt 1 2/3, ") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+  CHECK(text.back() == '\n');
   std::fclose(out);
 }

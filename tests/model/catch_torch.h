@@ -23,9 +23,8 @@ inline at::Tensor kv_rows(KvCache& cache, int64_t layer, bool values) {
   auto& cpu = dynamic_cast<CpuKvStorage&>(cache.storage());
   return cpu::with_kv_element(cpu.type(), [&](auto element) {
     using E = decltype(element);
-    const at::ScalarType type = cpu.type() == KvType::F32 ? at::kFloat : cpu.type() == KvType::BF16 ? at::kBFloat16 : at::kHalf;
     E* rows = values ? cpu.values<E>(layer) : cpu.keys<E>(layer);
-    return at::from_blob(rows, {cpu.kv_heads(), cpu.capacity(), cpu.head_dim()}, type);
+    return at::from_blob(rows, {cpu.kv_heads(), cpu.capacity(), cpu.head_dim()}, kv_scalar_type(cpu.type()));
   });
 }
 inline at::Tensor keys(KvCache& cache, int64_t layer) { return kv_rows(cache, layer, false); }
