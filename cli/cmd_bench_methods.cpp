@@ -24,6 +24,7 @@
 #include "tokenizer/tokenizer.h"
 #include "run_metadata.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_schema.h"
 #include "trace/trace_sink.h"
 #include "util/error.h"
 #include "util/version.h"
@@ -121,6 +122,8 @@ nlohmann::json resume_identity(nlohmann::json options) {
 // requests are not this workload's first items.
 std::vector<std::map<std::string, MethodTally>> finished_items(const std::string& traces_path, const ComparisonSetup& setup,
                                                                const nlohmann::json& options, std::map<std::string, int64_t>& run_ids) {
+  if (empty_database(traces_path))
+    input_error(traces_path, "holds no traces (a bench stopped before its first prompt finished): nothing to resume, run without --resume");
   TraceReader reader(traces_path);
   const nlohmann::json identity = resume_identity(options);
   for (const TraceRun& run : reader.runs()) {
@@ -297,8 +300,6 @@ int run_bench_methods(const Args& args) {
   };
   const ComparisonResult result = compare_methods(*target, policies, tokenizer, setup, progress, on_item, finished);
   progress.done();
-  if (sink)
-    for (const auto& m : setup.methods) sink->finish_run(trace_runs.at(m));
 
   nlohmann::json report;
   report["target_forward_ms"] = target_curve;
@@ -347,6 +348,10 @@ int run_bench_methods(const Args& args) {
     std::printf("wrote %s: %s's correction memory after the run (%lld online rejections added, %zu pairs)\n", save_memory.c_str(),
                 memory_method.c_str(), static_cast<long long>(memory.online_records()), memory.size());
   }
+  // Finished only once every output is written: a bench killed before this point leaves its runs
+  // unfinished, and --resume (with nothing left to measure) writes the outputs.
+  if (sink)
+    for (const auto& m : setup.methods) sink->finish_run(trace_runs.at(m));
   return 0;
 }
 

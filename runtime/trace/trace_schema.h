@@ -18,4 +18,9 @@ const char* traces_schema_sql();
 // for another version, and names the file when it is not a traces database at all.
 int open_traces_schema(sqlite::Database& db, bool create);
 
+// True for an existing SQLite file with no tables and no schema version: what a writer killed
+// between creating the file and committing its schema leaves (SQLite rolls the rest back, which
+// is why the file is opened read-write). False for a missing file.
+bool empty_database(const std::string& path);
+
 }  // namespace specd

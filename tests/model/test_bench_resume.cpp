@@ -101,6 +101,14 @@ void wait_gone(pid_t pid) {
   }
 }
 
+// Opened read-write, as a writer that died may have left a transaction to roll back.
+bool holds_no_tables(const std::string& path) {
+  sqlite::Database db(path, sqlite::Database::Mode::ReadExisting);
+  sqlite::Statement tables(db, "SELECT count(*) FROM sqlite_master");
+  tables.step();
+  return tables.int64(0) == 0;
+}
+
 }  // namespace
 
 TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished prompts stay and --resume completes the runs",
@@ -167,12 +175,14 @@ TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished pr
     wait_gone(pid);
     CAPTURE(attempt, delay, elapsed());
     CHECK(!std::filesystem::exists(json + ".tmp"));
-    if (std::filesystem::exists(json)) {  // it finished before the kill
+    if (std::filesystem::exists(json)) {  // its report was written before the kill (runs are marked finished after it)
       CHECK(outputs(traces) == expected);
       continue;
     }
     bool any_finished = false;
-    if (std::filesystem::exists(traces)) {
+    // A kill between the file's creation and its schema's commit leaves an empty database
+    // (SQLite rolls the rest back); any other file holds the whole schema and whole requests.
+    if (std::filesystem::exists(traces) && !holds_no_tables(traces)) {
       // Whatever the moment of the kill, every request in the file is whole and the methods agree.
       TraceReader reader(traces);
       std::optional<int64_t> count;
@@ -223,6 +233,14 @@ TEST_CASE("bench --resume: refused without traces, for a learning policy, and fo
     db.exec("UPDATE runs SET finished_at = NULL");
   }
   require_one_line_error(run_cli(bench(traces, json, "--resume --seed 3")), "no unfinished run of");
+  // An empty database (a bench killed before its schema committed) holds nothing to resume; a
+  // bench without --resume writes its traces there.
+  const std::string empty = fresh("empty.sqlite"), empty_json = fresh("empty.json");
+  write_text(empty, "");
+  require_one_line_error(run_cli(bench(empty, empty_json, "--resume")), "nothing to resume");
+  CHECK(!std::filesystem::exists(empty_json));
+  REQUIRE(run_cli(bench(empty, empty_json)).exit_code == 0);
+  CHECK(deterministic(empty_json) == before);
   CliResult resumed = run_cli(bench(traces, json, "--resume"));
   CAPTURE(resumed.err);
   REQUIRE(resumed.exit_code == 0);
