@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of the loaders (fuzz/) with clang, ASan and UBSan in build-fuzz/
-# and runs each for N seconds (one per core at a time) on its seed corpus (fuzz/seeds/HARNESS, plus
-# seeds made at run time from the project's files), keeping what it finds new in build-fuzz/corpus/HARNESS.
-#   scripts/fuzz.sh [--seconds N] [harness...]   (default 600 s each, every harness)
+# (or DIR) and runs each for N seconds (one per core at a time) on its seed corpus (fuzz/seeds/HARNESS, plus
+# seeds made at run time from the project's files), keeping what it finds new in BUILD/corpus/HARNESS.
+#   scripts/fuzz.sh [--seconds N] [--build DIR] [harness...]   (default 600 s each, every harness)
+# --build DIR: a configured sanitizer build (clang, -DSPECD_SANITIZE=ON) holds the harnesses too,
+# on its loaders (scripts/sanitize.sh passes build-sanitize); corpus, findings and logs go there.
 # Exit 1 on any finding (crash, sanitizer report, an exception other than an input error, a
-# timeout, memory beyond 2 GB); the input that caused it is in build-fuzz/findings/. Each clean
-# run adds a line to build-fuzz/fuzz-history.tsv (date, harness, seconds, executions).
+# timeout, memory beyond 2 GB); the input that caused it is in BUILD/findings/. Each clean
+# run adds a line to BUILD/fuzz-history.tsv (date, harness, seconds, executions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=600
+build=
 harnesses=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --build) build="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
@@ -26,9 +30,14 @@ for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz.sh: unknown harness $h (harnesses: ${all[*]})" >&2; exit 2; }
 done
 
-build=build-fuzz
 start=$(date +%s)
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECD_FUZZ=ON -DSPECD_NATIVE=OFF >/dev/null
+if [ -z "$build" ]; then
+  build=build-fuzz
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPECD_FUZZ=ON -DSPECD_NATIVE=OFF >/dev/null
+elif ! grep -q "^SPECD_SANITIZE:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz.sh: --build $build: not a configured sanitizer build (clang, -DSPECD_SANITIZE=ON)" >&2
+  exit 2
+fi
 cmake --build "$build" --target make_fuzz_seeds "${harnesses[@]/#/fuzz_}" -j"$(nproc)"
 echo "fuzz.sh: built in $(( $(date +%s) - start )) s" >&2
 "$build/fuzz/make_fuzz_seeds" "$build/seeds"

@@ -7,7 +7,8 @@
 #     The demo workflow test is left out there (tests/workflow.cmake says why).
 #   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work
 #     through it under ThreadSanitizer (tests/sanitizers/thread).
-#   fuzz: scripts/fuzz.sh --seconds 15 (each loader's libFuzzer harness, build-fuzz/).
+#   fuzz: scripts/fuzz.sh --seconds 15 --build build-sanitize (each loader's libFuzzer harness,
+#     built with the sanitizer build on its loaders, which carry libFuzzer's coverage there).
 # Run after scripts/setup.sh (clang and its sanitizer runtimes). Extra arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,14 +32,18 @@ build_tsan() {
 }
 
 stage sanitize-build build_sanitize
-# Left to the Release run: the chi-square tests of the sampled engine draw 2,000 requests per
-# method (50-90 s each under ASan for paths the other sampling tests run there too), and greedy
-# identity with 16-bit KV caches repeats every method's decoding (~100 s under ASan) while the
-# forward oracles and kernel tests run the 16-bit cache paths here.
+# Left to the Release run, for paths that smaller tests run here too:
+# - the distribution oracles: the sampled engine's chi-square tests (2,000 requests per method)
+#   and the acceptors' (200,000 speculative steps per case), 15-90 s each under ASan, while the
+#   acceptors' and the engine's other sampling tests run every rule here;
+# - greedy identity with 16-bit KV caches, which repeats every method's decoding (~100 s under
+#   ASan), while the forward oracles and kernel tests run the 16-bit cache paths here;
+# - bench killed with SIGKILL at random points (~50 s under ASan): no sanitizer sees a process
+#   killed, and `bench --resume` runs here in the test of its refusals.
 stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" \
-  -E "commits tokens distributed as the target|autoregressive tokens with 16-bit KV caches" "$@"
+  -E "distributed as the target|commit the target|shape the target exactly|autoregressive tokens with 16-bit KV caches|bench --traces: killed with SIGKILL" "$@"
 
 stage tsan-build build_tsan
 stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"
 
-stage fuzz scripts/fuzz.sh --seconds 15
+stage fuzz scripts/fuzz.sh --seconds 15 --build build-sanitize
