@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "io/output_path.h"
 #include "util/error.h"
@@ -26,9 +27,28 @@ std::string random_suffix() {
   input_error(path, std::string("cannot ") + action + ": " + std::strerror(error));
 }
 
+// Gives the file open as `fd` a fresh name "TARGET.tmp-XXXXXX" (O_EXCL-like: an existing name is
+// never replaced) and returns it. Through /proc/self/fd: linkat's AT_EMPTY_PATH needs a privilege.
+std::string link_fresh_name(int fd, const std::string& target, const std::string& path) {
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = target + ".tmp-" + random_suffix();
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) return name;
+    if (errno != EEXIST) io_error(path, "name the written file", errno);
+  }
+  io_error(path, "name the written file", EEXIST);
+}
+
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)), target_(resolve_output_file(path_, path_)) {
+  const size_t slash = target_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target_.substr(0, slash);
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd_ >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) {
+    if (fd_ < 0) io_error(path_, "create file", errno);
+    return;
+  }
   // O_EXCL with a fresh random name instead of mkstemp, so the file gets the usual 0666 & ~umask.
   for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
     temp_path_ = target_ + ".tmp-" + random_suffix();
@@ -45,7 +65,7 @@ AtomicFileWriter::~AtomicFileWriter() {
 void AtomicFileWriter::discard() noexcept {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  ::unlink(temp_path_.c_str());
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
 }
 
 void AtomicFileWriter::write(const void* data, size_t size) {
@@ -63,6 +83,7 @@ void AtomicFileWriter::write(const void* data, size_t size) {
 
 void AtomicFileWriter::commit() {
   if (::fsync(fd_) != 0) io_error(path_, "write", errno);
+  if (temp_path_.empty()) temp_path_ = link_fresh_name(fd_, target_, path_);
   const int closed = ::close(fd_);
   fd_ = -1;
   if (closed != 0) io_error(path_, "write", errno);

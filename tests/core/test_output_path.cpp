@@ -1,7 +1,11 @@
 // Outputs are replaced by rename: a symlinked output is written through to its target (the link
 // stays a link), and a FIFO, a device or a directory where a file belongs is refused before
 // anything is written.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +15,7 @@
 #include "io/atomic_file.h"
 #include "io/output_path.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 #include "util/error.h"
 
 using namespace specd;
@@ -49,6 +54,43 @@ TEST_CASE("atomic file: a symlinked output is written through to its target", "[
     CHECK(fs::is_symlink(tmp.path() / "fresh.json"));
     CHECK(read_text_file(tmp.file("real/fresh.json")) == "made");
   }
+}
+
+TEST_CASE("atomic file: a writer killed before commit leaves the old file and no temporary", "[io][output]") {
+  ScopedTempDir tmp("output-killed");
+  const std::string target = tmp.file("report.json");
+  write_text_file(target, "old");
+  const int probe = ::open(tmp.path().c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (probe < 0) SPECD_SKIP("no O_TMPFILE on this file system: the temporary is named while it is written");
+  ::close(probe);
+
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      AtomicFileWriter writer(target);
+      writer.write(std::string(1 << 20, 'x'));
+      raise(SIGKILL);  // no destructor runs, as with kill -9
+    } catch (...) {
+    }
+    _exit(3);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(read_text_file(target) == "old");
+  CHECK(temporaries_in(tmp.path()) == 0);
+
+  // Committed, the file gets the usual permissions (0666 less the umask), as a plain create does.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  write_file_atomically(target, "new");
+  write_file_atomically(tmp.file("fresh.json"), "made");
+  CHECK(read_text_file(target) == "new");
+  struct stat made {};
+  REQUIRE(::stat(tmp.file("fresh.json").c_str(), &made) == 0);
+  CHECK((made.st_mode & 0777) == (0666 & ~mask));
+  CHECK(temporaries_in(tmp.path()) == 0);
 }
 
 TEST_CASE("atomic file: FIFOs, devices and directories are refused, and left alone", "[io][output]") {
