@@ -34,7 +34,8 @@ std::string hf_name(const std::string& name) { return name.rfind("lm_head.", 0) 
 
 }  // namespace
 
-void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const std::string& tokenizer_path) {
+void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const std::string& tokenizer_path,
+                   size_t max_shard_bytes) {
   std::filesystem::create_directories(dir);
   ModelConfig cfg = model->config();
   cfg.torch_dtype = torch_dtype_name(dtype);
@@ -52,7 +53,12 @@ void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const
     held.push_back(t);
     views.push_back(TensorView{expected.name, dtype, expected.shape, t.data_ptr(), t.nbytes()});
   }
-  write_safetensors((std::filesystem::path(dir) / "model.safetensors").string(), views, {{"format", "pt"}});
+  if (max_shard_bytes > 0) {
+    write_sharded_checkpoint(dir, views, max_shard_bytes);
+    std::filesystem::remove(std::filesystem::path(dir) / "model.safetensors");  // the loader would prefer it
+  } else {
+    write_safetensors((std::filesystem::path(dir) / "model.safetensors").string(), views, {{"format", "pt"}});
+  }
   write_hf_config(dir, cfg);
   if (!tokenizer_path.empty())
     write_file_atomically((std::filesystem::path(dir) / "tokenizer.json").string(), read_whole_file(tokenizer_path));

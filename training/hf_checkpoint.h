@@ -10,8 +10,11 @@ namespace specd::training {
 
 // Writes DIR/config.json (torch_dtype set from `dtype`), DIR/model.safetensors (F32, F16 or BF16,
 // without lm_head.weight when tied) and a copy of `tokenizer_path` as DIR/tokenizer.json (skipped
-// when empty). Each file is replaced atomically.
-void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const std::string& tokenizer_path);
+// when empty). Each file is replaced atomically. max_shard_bytes > 0: the weights as shards of at
+// most that many bytes plus model.safetensors.index.json (Hugging Face's save_pretrained layout),
+// and no model.safetensors.
+void save_hf_model(TrainLlama& model, const std::string& dir, DType dtype, const std::string& tokenizer_path,
+                   size_t max_shard_bytes = 0);
 
 // A training module holding the weights of a Hugging Face directory (as float32).
 TrainLlama load_hf_model(const std::string& dir);

@@ -31,6 +31,7 @@ bool parse(int argc, char** argv, const po::options_description& options, po::va
 int run_train(int argc, char** argv) {
   TrainOptions o;
   std::string dtype = "bf16";
+  int64_t shard_mb = 0;
   po::options_description files("files");
   files.add_options()
       ("help,h", "show this help")
@@ -51,7 +52,8 @@ int run_train(int argc, char** argv) {
       ("ffn", po::value(&o.shape.ffn)->default_value(o.shape.ffn), "MLP intermediate size")
       ("context", po::value(&o.shape.context)->default_value(o.shape.context), "max_position_embeddings")
       ("rope-theta", po::value(&o.shape.rope_theta)->default_value(o.shape.rope_theta), "RoPE base")
-      ("dtype", po::value(&dtype)->default_value(dtype), "weights written: bf16, f16 or f32");
+      ("dtype", po::value(&dtype)->default_value(dtype), "weights written: bf16, f16 or f32")
+      ("max-shard-mb", po::value(&shard_mb)->default_value(0), "write the weights as shards of at most this many MB (0: one file)");
   po::options_description optim("optimization");
   optim.add_options()
       ("steps", po::value(&o.steps)->default_value(o.steps), "optimizer steps")
@@ -64,7 +66,8 @@ int run_train(int argc, char** argv) {
       ("clip", po::value(&o.clip)->default_value(o.clip), "gradient norm clip")
       ("seed", po::value(&o.seed)->default_value(o.seed), "initialization and batch order")
       ("distill-from", po::value(&o.distill_from), "teacher Hugging Face directory (frozen)")
-      ("distill-weight", po::value(&o.distill_weight)->default_value(o.distill_weight), "a in (1-a) CE + a KL(teacher||student)");
+      ("distill-weight", po::value(&o.distill_weight)->default_value(o.distill_weight), "a in (1-a) CE + a KL(teacher||student)")
+      ("grow-from", po::value(&o.grow_from), "start from this trained model grown to the shape above (function-preserving)");
   po::options_description run("run");
   run.add_options()
       ("eval-every", po::value(&o.eval_every)->default_value(o.eval_every), "steps between evaluations")
@@ -79,6 +82,8 @@ int run_train(int argc, char** argv) {
   auto parsed = dtype_from_name(dtype == "bf16" ? "BF16" : dtype == "f16" ? "F16" : dtype == "f32" ? "F32" : "");
   if (!parsed) throw InputError("--dtype must be bf16, f16 or f32");
   o.dtype = *parsed;
+  if (shard_mb < 0) throw InputError("--max-shard-mb must not be negative");
+  o.max_shard_bytes = static_cast<size_t>(shard_mb) * 1000 * 1000;
   TrainSummary summary = train(o, std::cerr);
   return summary.finished ? 0 : 3;
 }

@@ -1,5 +1,7 @@
 #include "trainer.h"
 
+#include "growth.h"
+
 #include <dlfcn.h>
 #include <malloc.h>
 
@@ -106,6 +108,7 @@ json recipe_of(const TrainOptions& o, const ModelConfig& cfg, const std::vector<
           {"clip", o.clip},
           {"seed", o.seed},
           {"distill_from", o.distill_from},
+          {"grow_from", o.grow_from},
           {"distill_weight", o.distill_from.empty() ? 0.0 : o.distill_weight}};
 }
 
@@ -245,6 +248,11 @@ TrainSummary train(const TrainOptions& o, std::ostream& log) {
     check_same_recipe(state_path, json::parse(saved->recipe), recipe);
     progress = *saved;
     log << "resuming " << state_path << " at step " << progress.steps_done << "/" << o.steps << "\n";
+  } else if (!o.grow_from.empty()) {
+    GrowthOptions growth;
+    growth.seed = o.seed;
+    grow_model(load_hf_model(o.grow_from), model, growth);
+    log << "grown from " << o.grow_from << "\n";
   }
 
   TrainSummary summary;
@@ -320,7 +328,7 @@ TrainSummary train(const TrainOptions& o, std::ostream& log) {
   }
   run_eval(o.steps);
   checkpoint();
-  save_hf_model(model, o.out_dir, o.dtype, o.tokenizer);
+  save_hf_model(model, o.out_dir, o.dtype, o.tokenizer, o.max_shard_bytes);
   summary.finished = true;
   summary.eval_loss = eval_loss;
 

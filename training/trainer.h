@@ -51,10 +51,14 @@ struct TrainOptions {
   int64_t log_every = 10;
   int threads = 2;
   DType dtype = DType::BF16;
+  size_t max_shard_bytes = 0;  // > 0: the exported weights in shards of at most this size
 
   // Distillation: loss = (1 - a) CE(labels) + a KL(teacher || student), teacher frozen.
   std::string distill_from;
   double distill_weight = 0.5;
+
+  // Start from this trained model grown to `shape` (growth.h) instead of from random weights.
+  std::string grow_from;
 
   bool resume = false;      // continue from the state directory when it holds a state
   int64_t stop_after = -1;  // > 0: save the state and stop once this many steps are done

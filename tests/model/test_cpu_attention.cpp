@@ -5,6 +5,7 @@
 // kernels over the widened rows.
 #include "catch_torch.h"
 #include "test_skip.h"
+#include "float_bounds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,6 +37,31 @@ std::vector<float> widened(const std::vector<E>& rows) {
   std::vector<float> x(rows.size());
   cpu::widen_kv_row(rows.data(), static_cast<int64_t>(rows.size()), x.data());
   return x;
+}
+
+// How far two float32 evaluations of one query's attention over (a subset of) `rows` rows may
+// differ. A score s_r = scale q.k_r is within e_s = gamma_(head_dim+1) scale sum_i |q_i k_ri| of
+// exact; exp adds its own error (float_bounds.h) and the shift by the max u |s_r - m|, so each
+// weight moves by a relative delta <= e_s + exp's + max |s_r - m| u; the normaliser's sum of n
+// weights adds gamma_n, and the output, a weighted mean of the values, moves by at most
+// 2 (delta + gamma_n) max |v| in each evaluation (float_bounds.h for gamma).
+double attention_bound(const float* q, const std::vector<float>& keys, const std::vector<float>& values, int64_t head_dim,
+                       int64_t rows, float scale) {
+  double spread = 0, largest_score = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double magnitude = 0, score = 0;
+    for (int64_t i = 0; i < head_dim; ++i) {
+      magnitude += std::abs(static_cast<double>(q[i]) * keys[r * head_dim + i]);
+      score += static_cast<double>(q[i]) * keys[r * head_dim + i];
+    }
+    spread = std::max(spread, magnitude * scale);
+    largest_score = std::max(largest_score, std::abs(score) * scale);
+  }
+  double largest_value = 0;
+  for (float v : values) largest_value = std::max(largest_value, static_cast<double>(std::abs(v)));
+  const double delta = test::float32_gamma(head_dim + 1) * spread + test::kVectorExpRelativeError +
+                       2 * largest_score * test::kFloat32UnitRoundoff;
+  return 2 * 2 * (delta + test::float32_gamma(rows)) * largest_value;  // two evaluations
 }
 
 }  // namespace
@@ -85,9 +111,14 @@ TEMPLATE_TEST_CASE("batched attention equals one-query attention for every query
         kv.values = values.data();
         cpu::attend_head(kv, batch.q[j], scale, scores.data(), expected.data() + j * head_dim);
       }
-      float worst = 0;
-      for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::abs(out[i] - expected[i]));
-      CHECK(worst < 1e-5f);
+      const std::vector<float> key_floats = widened(keys), value_floats = widened(values);
+      double worst = 0;  // the largest difference as a share of its query's bound
+      for (int j = 0; j < count; ++j) {
+        const double bound = attention_bound(batch.q[j], key_floats, value_floats, head_dim, rows, scale);
+        for (int64_t i = 0; i < head_dim; ++i)
+          worst = std::max(worst, std::abs(static_cast<double>(out[j * head_dim + i]) - expected[j * head_dim + i]) / bound);
+      }
+      CHECK(worst <= 1.0);
     }
   }
 }

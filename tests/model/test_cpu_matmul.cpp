@@ -4,6 +4,7 @@
 // accumulation, on one and two threads.
 #include <catch2/catch.hpp>
 #include "test_skip.h"
+#include "float_bounds.h"
 
 #include <cmath>
 #include <random>
@@ -48,15 +49,28 @@ Problem make_problem(WeightType type, int64_t rows, int64_t in, int64_t out, uin
 // The BF16 dot-product kernels round x to BF16 first (then every product is exact).
 float kernel_input(WeightType type, float x) { return type == WeightType::BF16Pairs ? bf16_to_float(float_to_bf16(x)) : x; }
 
-std::vector<float> reference(const Problem& p, WeightType type, bool with_bias, bool accumulate) {
-  std::vector<float> y = accumulate ? p.y_start : std::vector<float>(p.rows * p.out, 0.0f);
+// The product in double, rounded to float, and for each output the sum of its terms' magnitudes
+// (the scale of float32's rounding error in any order of summation).
+struct Reference {
+  std::vector<float> y;
+  std::vector<double> magnitude;
+};
+
+Reference reference(const Problem& p, WeightType type, bool with_bias, bool accumulate) {
+  Reference ref{accumulate ? p.y_start : std::vector<float>(p.rows * p.out, 0.0f), std::vector<double>(p.rows * p.out)};
   for (int64_t r = 0; r < p.rows; ++r)
     for (int64_t j = 0; j < p.out; ++j) {
       double sum = with_bias ? p.bias[j] : 0.0;
-      for (int64_t k = 0; k < p.in; ++k) sum += static_cast<double>(kernel_input(type, p.x[r * p.in + k])) * p.w_float[j * p.in + k];
-      y[r * p.out + j] += static_cast<float>(sum);
+      double magnitude = std::abs(sum) + std::abs(ref.y[r * p.out + j]);
+      for (int64_t k = 0; k < p.in; ++k) {
+        const double term = static_cast<double>(kernel_input(type, p.x[r * p.in + k])) * p.w_float[j * p.in + k];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      ref.y[r * p.out + j] += static_cast<float>(sum);
+      ref.magnitude[r * p.out + j] = magnitude;
     }
-  return y;
+  return ref;
 }
 
 std::vector<float> run_kernel(const Problem& p, WeightType type, bool with_bias, bool accumulate, int threads) {
@@ -80,12 +94,15 @@ void check_every_tile_shape(WeightType type) {
   CAPTURE(static_cast<int>(type), rows, out, in, with_bias, accumulate, threads);
 
   const Problem p = make_problem(type, rows, in, out, static_cast<uint32_t>(rows * 1000 + out * 10 + in));
-  const std::vector<float> want = reference(p, type, with_bias, accumulate);
+  const Reference want = reference(p, type, with_bias, accumulate);
   const std::vector<float> got = run_kernel(p, type, with_bias, accumulate, threads);
-  double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
-  // float32 accumulation over `in` terms of size ~1 against a double reference.
-  CHECK(worst < 1e-5 * in + 1e-5);
+  // A float32 dot product of in + 2 terms (products, bias, the accumulated value) in any order,
+  // products' rounding included, is within gamma_(in+2) of their magnitudes (float_bounds.h); the
+  // reference rounds twice more (its double sum to float, then the accumulation): gamma_(in+4).
+  double worst = 0;  // the largest error as a share of its bound
+  for (size_t i = 0; i < want.y.size(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want.y[i]) / (test::float32_gamma(in + 4) * want.magnitude[i]));
+  CHECK(worst <= 1.0);
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Trains the large demo pair, the one whose target is bound by weight reads on a CPU (issue 25):
+#   1. the target (Llama, 12 layers, hidden 512, 37.5M parameters stored in BF16: 75 MB of weights,
+#      so that a decode step reads them from memory and verifying a few more tokens costs little;
+#      the model card says why BF16 and this size), grown from data/models/demo-target by Net2Net
+#      (specd-train --grow-from: the same function at step 0) and trained on;
+#   2. the draft: data/models/demo-target itself (same tokenizer and family), distilled from the
+#      new target;
+#   3. specd-train eval of the pair; 4. greedy samples; 5. model cards; 6. the weights as Hugging
+#      Face sharded safetensors (shards under 50 MB) in data/models/demo-large-{target,draft}.
+# Resumable: run it again after an interruption (a kill loses at most --checkpoint-every steps).
+# The state lives outside the work tree ($STATE, default ~/.cache/specd/train-large-pair) so that
+# a fresh checkout continues it; remove it to start over. Wall time is recorded in training.json
+# (train_seconds) and in the model cards. Training must not run in CI: CI uses the committed pair.
+#
+# Needs: scripts/build.sh (specd, specd-train), data/corpus/build/{train,eval}.txt
+# (scripts/corpus/fetch_corpus.sh) and data/tokenizer/tokenizer.json.
+# Knobs (environment): BUILD, STATE, MODELS, THREADS, TARGET_STEPS, DRAFT_STEPS, EVAL_TOKENS,
+# STOP_AFTER (stop the current stage after that many of its steps, to share the machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=${BUILD:-build}
+state=${STATE:-$HOME/.cache/specd/train-large-pair}
+models=${MODELS:-data/models}
+threads=${THREADS:-2}
+target_steps=${TARGET_STEPS:-1200}
+draft_steps=${DRAFT_STEPS:-600}
+eval_tokens=${EVAL_TOKENS:-65536}
+stop_after=()
+[ -n "${STOP_AFTER:-}" ] && stop_after=(--stop-after "$STOP_AFTER")
+
+train_bin=$build/training/specd-train
+specd_bin=$build/cli/specd
+corpus=data/corpus/build
+tokenizer=data/tokenizer/tokenizer.json
+small=$models/demo-target
+target=$models/demo-large-target
+draft=$models/demo-large-draft
+for f in "$train_bin" "$specd_bin" "$corpus/train.txt" "$corpus/eval.txt" "$tokenizer" "$small/config.json"; do
+  [ -e "$f" ] || { echo "train_large_pair: missing $f (see the comment at the top)" >&2; exit 2; }
+done
+mkdir -p "$state"
+# Unsharded exports go to the state; the committed directories get the sharded form at the end.
+target_out=$state/target-model
+draft_out=$state/draft-model
+
+common=(--text "$corpus/train.txt" --eval-text "$corpus/eval.txt" --tokenizer "$tokenizer"
+        --cache-dir "$state/tokens" --context 512 --batch 8 --seq 512 --weight-decay 0.1 --clip 1.0
+        --eval-tokens 32768 --checkpoint-every 10 --log-every 5 --eval-every 100 --seed 2 --threads "$threads" --resume)
+
+stage_done() { [ -f "$1/training.json" ] && [ -f "$1/model.safetensors.index.json" ]; }
+
+if ! stage_done "$target_out"; then
+  echo "== target: $target_steps steps, grown from $small ==" >&2
+  "$train_bin" train --config-out "$target_out" --state-dir "$state/target" "${common[@]}" "${stop_after[@]}" \
+    --layers 12 --hidden 512 --heads 16 --kv-heads 8 --ffn 1408 --dtype bf16 --max-shard-mb 45 --grow-from "$small" \
+    --steps "$target_steps" --lr 1e-3 --warmup 30 --min-lr 1e-4 || exit $?
+fi
+
+if ! stage_done "$draft_out"; then
+  echo "== draft: $draft_steps steps, $small distilled from the target ==" >&2
+  "$train_bin" train --config-out "$draft_out" --state-dir "$state/draft" "${common[@]}" "${stop_after[@]}" \
+    --layers 6 --hidden 256 --heads 8 --kv-heads 4 --ffn 704 --dtype bf16 --max-shard-mb 45 --grow-from "$small" \
+    --distill-from "$target_out" --distill-weight 0.8 \
+    --steps "$draft_steps" --lr 5e-4 --warmup 10 --min-lr 5e-5 || exit $?
+fi
+
+echo "== eval ==" >&2
+"$train_bin" eval --target "$target_out" --draft "$draft_out" --text "$corpus/eval.txt" --cache-dir "$state/tokens" \
+  --tokens "$eval_tokens" --threads "$threads" --json > "$state/pair_eval.json"
+echo "train_large_pair: trained; $state/pair_eval.json" >&2
