@@ -1,5 +1,5 @@
 // 2. ARC coverage: the constants, the held-out coverage of JS <= U_min against 1 - delta
-// (arc-decode.md Table 5, recomputed from the stored samples), coverage as delta varies, and the
+// (the ARC-Decode paper Table 5, recomputed from the stored samples), coverage as delta varies, and the
 // distributions of the bound's components.
 #include <algorithm>
 #include <cmath>

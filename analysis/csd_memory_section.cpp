@@ -88,7 +88,7 @@ std::vector<Block> pareto_blocks(const std::vector<CsdPair>& pairs) {
   for (size_t i = 0; i < top; ++i) top_count += pairs[i].count;
   char line[256];
   std::snprintf(line, sizeof line,
-                "The most frequent 20%% of pairs (%zu of %zu) hold %.1f%% of the rejections (csd.md Figure 2: 69.0%% on its "
+                "The most frequent 20%% of pairs (%zu of %zu) hold %.1f%% of the rejections (the CSD paper Figure 2: 69.0%% on its "
                 "Llama pair).",
                 top, pairs.size(), total > 0 ? 100.0 * top_count / total : 0.0);
   Chart c{"Pareto curve of the correction memory",

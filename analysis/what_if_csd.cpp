@@ -83,7 +83,7 @@ std::vector<Block> what_if_csd_blocks(const ReportInputs& in) {
       "of the step, which these cannot see."});
   blocks.push_back(Paragraph{
       "A rejection counts as rescued when its pair's count reaches lambda and its logit gap z(draft) - z(target) is at least "
-      "log tau (csd.md Algorithm 1; the event counts toward its own threshold, as the acceptor counts it). \"Calibrated table\": "
+      "log tau (the CSD paper Algorithm 1; the event counts toward its own threshold, as the acceptor counts it). \"Calibrated table\": "
       "the count is the pair's count in the whole calibrated memory, which is what the deployed memory holds when it meets such "
       "a rejection (the table without this event, plus this event's own record): the estimate for a deployment like the "
       "calibration. \"Empty memory\": the memory starts empty and learns the events in calibration order (prompt, step, depth): "

@@ -1,5 +1,5 @@
 #pragma once
-// ARC-Decode's calibration samples (arc-decode.md Algorithm 1), prompt by prompt into a journal.
+// ARC-Decode's calibration samples (the ARC-Decode paper Algorithm 1), prompt by prompt into a journal.
 //
 // Where the samples come from: standard speculative decoding (sd-tree, fixed budget) at the
 // calibrated sampling settings. At each step whose last accepted node u has children in the tree

@@ -1,6 +1,6 @@
 #pragma once
 // The calibration runs that decode with the models, prompt by prompt into a journal:
-// - CSD (csd.md §4.2, Phase 1): standard speculative decoding with the draft chain over the
+// - CSD (the CSD paper §4.2, Phase 1): standard speculative decoding with the draft chain over the
 //   calibration prompts, recording every rejection as (drafted token x, target token t*, logit
 //   gap z(x) - z(t*) on the target's raw logits), where t* is the token the lossless rule emitted
 //   instead (the residual draw at T > 0, the argmax at T = 0): the artifact's correction memory.

@@ -105,8 +105,8 @@ int run_csd(const Args& args) {
   csd.provenance.wall_s = wall_ms / 1000.0;
   csd.pairs = summarize_pairs(csd.rejections);
   artifact.csd = csd;
-  set_threshold(artifact, kCsdPolicy, "lambda", 6, "paper default (csd.md 5.1)");
-  set_threshold(artifact, kCsdPolicy, "tau", 0.01, "paper default (csd.md 5.1)");
+  set_threshold(artifact, kCsdPolicy, "lambda", 6, "paper default (the CSD paper 5.1)");
+  set_threshold(artifact, kCsdPolicy, "tau", 0.01, "paper default (the CSD paper 5.1)");
   write_artifact(a.out, artifact);
   journal.remove();
 

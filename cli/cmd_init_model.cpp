@@ -16,7 +16,7 @@ struct Shape {
   int64_t layers, hidden, heads, ffn, vocab;
 };
 
-// The shapes of ../shared/research/cpu-anchor.md.
+// The shapes specd's speed is compared with llama.cpp's on (docs/benchmarks.md).
 const std::map<std::string, Shape>& anchor_shapes() {
   static const std::map<std::string, Shape> shapes = {
       {"a", {6, 256, 8, 688, 4096}}, {"b", {8, 512, 8, 1376, 8192}}, {"c", {12, 768, 12, 2048, 32000}}};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the ARC-Decode figures quoted in README.md and keeps the raw outputs in reports/bench/:
+# Measures the ARC-Decode figures quoted in docs/benchmarks.md and keeps the raw outputs in reports/bench/:
 #   1. calibrate arc on the demo pair (all 181 calibration prompts, 4 audit prompts per workload
 #      category, T = 1), then audit arc (constants and held-out coverage recomputed), and the same
 #      calibration under the split rule;
@@ -8,7 +8,7 @@
 #   3. the same methods at T = 0 (fixed tree): the lossless pruning ablation with the T = 1 artifact,
 #      then all of them with an artifact calibrated at T = 0;
 #   4. the draft tree's cost: sd-tree and sd at T = 0, fixed budgets, with traces (draft_ms).
-# Run on a quiet machine (see README's *Speed*). Needs a built specd (scripts/build.sh).
+# Run on a quiet machine (docs/benchmarks.md, *The machine*). Needs a built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=build/cli/specd

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measures the speed figures quoted in README.md and keeps the raw outputs in reports/bench/.
-#   1. the runtime against the llama.cpp CPU anchor (../shared/research/cpu-anchor.md): random
+# Measures the speed figures quoted in docs/benchmarks.md and keeps the raw outputs in reports/bench/.
+#   1. the runtime against the llama.cpp CPU anchor (docs/benchmarks.md): random
 #      Llama checkpoints of the anchor's shapes a and c, in F32 and BF16, specd bench;
 #   2. the demo pair: specd bench of the target and the draft;
 #   3. every decoding method against AR on the workload suite, greedy: specd bench --methods.
@@ -8,7 +8,7 @@
 #      caches (speed, KV memory, logits against the float32 cache).
 #   scripts/bench_figures.sh [--runtime | --kv]   (--runtime: parts 1 and 2 only, a few minutes;
 #                                                  --kv: part 4 only, a few minutes)
-# Run on a quiet machine: other processes change the figures (the README gives the date).
+# Run on a quiet machine: other processes change the figures (each raw output records the CPU and its measured ceilings).
 set -euo pipefail
 part=all
 case "${1:-}" in

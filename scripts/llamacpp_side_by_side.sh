@@ -3,16 +3,16 @@
 # BF16, and the demo target), converted to GGUF, decode and forward times and peak RSS of both,
 # in interleaved rounds (this machine is shared: compare figures of the same round).
 #
-# llama.cpp is not part of the project: build it outside, with the recipe in
-# ../shared/tools/llamacpp-anchor/README.md (llama-bench, and its lctool harness for forwards of n
-# tokens on a warm cache, timed as specd bench times them), then
-#   LLAMA_CPP_DIR=/path/to/llama.cpp LCTOOL=/path/to/lctool scripts/llamacpp_side_by_side.sh
+# llama.cpp is not part of the project: build it outside, with llama-bench and the lctool harness
+# for forwards of n tokens on a warm cache, timed as specd bench times them (docs/benchmarks.md
+# says how), then
+#   LLAMA_CPP_DIR=/path/to/llama.cpp LCTOOL=/path/to/lctool RECIPE_DIR=/path/to/recipe scripts/llamacpp_side_by_side.sh
 # Raw output: reports/bench/llamacpp-side-by-side.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${LLAMA_CPP_DIR:?set LLAMA_CPP_DIR to a llama.cpp tree built with llama-bench}"
 : "${LCTOOL:?set LCTOOL to the lctool binary of the recipe}"
-recipe=${RECIPE_DIR:-../shared/tools/llamacpp-anchor}
+recipe=${RECIPE_DIR:?set RECIPE_DIR to the folder of the llama.cpp recipe (its convert and lctool sources)}
 specd=build/cli/specd
 scratch=${SCRATCH:-build/bench-models}
 rounds=${ROUNDS:-3}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Measures the ReSpec / AdaPLD / sweep figures quoted in README.md and keeps the raw outputs in
+# Measures the ReSpec / AdaPLD / sweep figures quoted in docs/benchmarks.md and keeps the raw outputs in
 # reports/bench/:
 #   1. the pair's artifact with SAM's static corpus, then one threshold sweep per policy over the
 #      calibration prompts (pld, sam, respec, adapld), each choosing the point the artifact deploys;
 #   2. every retrieval policy and its ablations against AR on the workloads with that artifact
 #      (greedy, cost-aware budget), then the same with the papers' fixed draft sizes (MAT without
 #      the budget's say).
-# Run on a quiet machine (see README's *Speed*). Needs a built specd (scripts/build.sh).
+# Run on a quiet machine (docs/benchmarks.md, *The machine*). Needs a built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=build/cli/specd

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The calibrate -> verify -> deploy workflow of README.md (*Workflow*), on the demo pair: builds
+# The calibrate -> verify -> deploy workflow of docs/workflow.md, on the demo pair: builds
 # the pair's artifact in $ARTIFACT (default artifacts/demo-pair), checks it, and decodes with it.
 # Needs a built specd (scripts/build.sh). CALIBRATION_PROMPTS limits the calibration prompts
 # (default: all 181); ARC_PROMPTS and AUDIT_PROMPTS those of calibrate arc (default: the same,

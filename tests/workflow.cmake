@@ -1,4 +1,4 @@
-# README's calibrate -> verify -> deploy workflow on the demo pair, as a user runs it
+# The calibrate -> verify -> deploy workflow (docs/workflow.md) on the demo pair, as a user runs it
 # (scripts/workflow.sh), into a scratch artifact under the build directory: every step must
 # succeed (a refused artifact, a failed verify or a crashed policy fails the test).
 # Not in the sanitizer build (scripts/sanitize.sh): its portable kernels are scalar and built at

@@ -99,7 +99,7 @@ struct SamCorpusCalibration {
   bool operator==(const SamCorpusCalibration& other) const;
 };
 
-// One ARC-Decode calibration sample (arc-decode.md Algorithm 1) at a position j where the target
+// One ARC-Decode calibration sample (the ARC-Decode paper Algorithm 1) at a position j where the target
 // verified a draft: t_m is the target's argmax there, t_d a candidate drawn uniformly from the
 // target's top-K without t_m. The raw bounds and the true next-step divergence, in nats.
 struct ArcSample {

@@ -1,5 +1,5 @@
 #pragma once
-// AdaPLD (../shared/papers/adapld.txt §3, Algorithm 1): model-free drafting from the memory
+// AdaPLD (Liu et al., arXiv:2606.05742, §3, Algorithm 1): model-free drafting from the memory
 // M = committed tokens + the step's root. The root a is the query anchor, at position |M| - 1.
 //  * Retrieval: lexical anchors are earlier positions j < |M| - 1 with M_j = a (each has a
 //    following token); only when there is none, semantic anchors: positions whose token's input

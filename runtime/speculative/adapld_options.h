@@ -1,5 +1,5 @@
 #pragma once
-// AdaPLD's knobs (adapld.txt §3, Algorithm 1). The paper's defaults: K = 8 branches, L = 30 copied
+// AdaPLD's knobs (the AdaPLD paper §3, Algorithm 1). The paper's defaults: K = 8 branches, L = 30 copied
 // tokens, tau_sim = 0.1; the reranking layer is per model (its Table 6), chosen here by
 // `specd calibrate sweep --policy adapld --grid layer=...`.
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
-// ARC-Decode's risk-bounded acceptance (arc-decode.md §3.3, A.2; the paper's hard rule as
-// ../shared/research/calibration.md decides). Verification is SamplingAcceptor's lossless test,
+// ARC-Decode's risk-bounded acceptance (the ARC-Decode paper, ICML 2026, §3.3, A.2; its hard
+// rule). Verification is SamplingAcceptor's lossless test,
 // step for step and draw for draw from the same random stream (GreedyAcceptor's at temperature
 // 0). Only where every child of a node u was rejected, each child t_d is scored against
 // t_m = argmax of the processed target distribution p~ at u (sampling/sampler.h's

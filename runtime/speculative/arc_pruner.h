@@ -1,5 +1,5 @@
 #pragma once
-// ARC-Decode's entropy-guided pre-verification pruning (arc-decode.md §3.2). Each drafted node c
+// ARC-Decode's entropy-guided pre-verification pruning (the ARC-Decode paper §3.2). Each drafted node c
 // scores q~(c) = exp(l(c)) * exp(-lambda * d(c) * H_m), with l(c) the drafter's cumulative
 // log-probability (DraftTree::scores) and H_m the root's normalized entropy (PruneContext). Then:
 //  1. per depth d, theta_d is the smallest score whose nodes {q~ >= theta_d} hold at least
@@ -20,7 +20,7 @@
 //     are deterministic, so pruning them keeps sampling-mode verification lossless.
 // epsilon = 0 keeps every node. The root is always kept. With epsilon = 0.05 per depth the
 // paper's budget sum_d epsilon_d <= delta does not hold for trees deeper than one level (§4.1
-// uses these values; ../shared/research/calibration.md).
+// uses these values).
 #include <cstdint>
 #include <vector>
 

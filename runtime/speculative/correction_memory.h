@@ -1,5 +1,5 @@
 #pragma once
-// CSD's Online Correction Memory (csd.md §4.2): how often the target rejected drafted token x for
+// CSD's Online Correction Memory (the CSD paper §4.2): how often the target rejected drafted token x for
 // token t, per pair (x, t). Loaded from the artifact's calibrated table, then updated by every
 // rejection while decoding (Algorithm 1, line 18) and shared by the requests of one process, so
 // a run adapts to its own workload. `specd ... --save-memory DIR` writes it back as an artifact.

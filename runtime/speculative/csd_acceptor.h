@@ -1,5 +1,5 @@
 #pragma once
-// Calibrated Speculative Decoding's verification (csd.md, Algorithm 1), for draft chains: each
+// Calibrated Speculative Decoding's verification (the CSD paper, Algorithm 1), for draft chains: each
 // drafted token first takes the lossless test (greedy match at T = 0, rejection sampling at
 // T > 0). When it fails, t* is the token the lossless rule emits instead (the argmax, or a draw
 // from the residual), the pair (x, t*) is recorded in the Online Correction Memory, and x is
@@ -10,11 +10,11 @@
 // output is no longer the target's; traces mark rescued tokens and their logit gaps, and the
 // step's detail names each rescue's pair: {"rescues": [{"draft": x, "target": t*, "gap": g}]}.
 //
-// Ablations (csd.md Table 3): use_memory = false rescues on the gate alone (csd-scg-only),
+// Ablations (the CSD paper Table 3): use_memory = false rescues on the gate alone (csd-scg-only),
 // use_gate = false on the memory alone (csd-ocm-only).
 //
-// Algorithm 1 computes is_freq (line 16) before UPDATEMEMORY (line 18); the issue and
-// ../shared/research/calibration.md count the event toward its own threshold, as done here: with
+// Algorithm 1 computes is_freq (line 16) before UPDATEMEMORY (line 18); specd counts the event
+// toward its own threshold (the paper's text reads that way, its pseudo-code does not): with
 // lambda = 6 a pair is rescued from its 6th rejection, one sooner.
 #include <cstdint>
 #include <memory>

@@ -175,7 +175,7 @@ const std::vector<MethodInfo>& method_registry() {
        DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }, "arc"},
       {"arc-lts-only", "ARC ablation (LOSSY): sd-tree's full tree, rejected tokens relaxed when LTS >= theta", DraftModelUse::Required,
        false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }, "arc"},
-      // ReSpec (respec.txt) and its ablations; they share respec's swept thresholds.
+      // ReSpec (the ReSpec paper) and its ablations; they share respec's swept thresholds.
       {"respec", "ReSpec (LOSSY): entropy-triggered retrieval of EMA-ranked continuations, relaxed verification at T=0, "
                  "draft-model tree fallback",
        DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }, ""},
@@ -186,7 +186,7 @@ const std::vector<MethodInfo>& method_registry() {
        false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }, "respec"},
       {"respec-lossless", "ReSpec ablation: no relaxed verification, lossless (its lossless hybrid)", DraftModelUse::Optional, true,
        "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }, "respec"},
-      // AdaPLD (adapld.txt) and its ablations (its Table 4), all lossless and model-free.
+      // AdaPLD (the AdaPLD paper) and its ablations (its Table 4), all lossless and model-free.
       {"adapld", "AdaPLD: lexical anchors, embedding fallback, hidden-state reranking; copy path, top-K branches, successors",
        DraftModelUse::None, true, "", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }, ""},
       {"adapld-lexical-only", "AdaPLD ablation: no semantic fallback", DraftModelUse::None, true, "",

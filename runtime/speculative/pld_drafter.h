@@ -1,5 +1,5 @@
 #pragma once
-// Prompt Lookup Decoding (../shared/research/algorithms.md §2): find the last n tokens of
+// Prompt Lookup Decoding (Saxena, 2023; no paper, a reference implementation): find the last n tokens of
 // committed text + root earlier in that text, longest n first, and draft the tokens that followed
 // the match as a chain. Retrieval only, so every node has q = 1 (the point-mass rule applies).
 //

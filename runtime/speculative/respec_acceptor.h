@@ -1,5 +1,5 @@
 #pragma once
-// ReSpec's source-aware verification (respec.txt §3.4). A tree of draft-model nodes is verified
+// ReSpec's source-aware verification (the ReSpec paper §3.4). A tree of draft-model nodes is verified
 // by the lossless SamplingAcceptor. A tree of retrieved nodes at temperature 0 is verified by
 // relaxed verification with look-ahead tolerance, chain by chain (each root-to-leaf path of the
 // trie is one candidate's continuation):

@@ -1,5 +1,5 @@
 #pragma once
-// ReSpec's drafter (respec.txt §3.1-3.3, Algorithm 1): over the text X = committed tokens + the
+// ReSpec's drafter (the ReSpec paper §3.1-3.3, Algorithm 1): over the text X = committed tokens + the
 // step's root, choose the key k* among the last k = 1..l tokens of X by the target's entropies
 // (respec_retrieval.h's choose_key); when H_min <= theta_entropy and the key occurred earlier in
 // X, retrieve every earlier occurrence, keep those whose EMA score passes theta_score, and draft

@@ -1,5 +1,5 @@
 #pragma once
-// ReSpec's knobs (respec.txt §3, Algorithm 1; ../shared/research/calibration.md). The paper fixes
+// ReSpec's knobs (Fang et al., arXiv:2511.01282, §3, Algorithm 1). The paper fixes
 // theta_entropy = 1.5, l = 3, top-3 candidates, tau <= 3 and m <= 3; lambda_e, alpha, theta_score,
 // phi and beta it leaves open: `specd calibrate sweep --policy respec` calibrates them per pair.
 #include <cstdint>

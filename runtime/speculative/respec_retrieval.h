@@ -1,5 +1,5 @@
 #pragma once
-// ReSpec's retriever parts (respec.txt §3.2-3.3, Algorithm 1 lines 4-17 and 21-28), each small
+// ReSpec's retriever parts (the ReSpec paper §3.2-3.3, Algorithm 1 lines 4-17 and 21-28), each small
 // enough to check by hand: the entropy-guided key choice, an exact-match index of every earlier
 // occurrence of a key, and the per-position EMA scores.
 #include <cstddef>

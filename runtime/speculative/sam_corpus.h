@@ -1,5 +1,5 @@
 #pragma once
-// SAM-Decoding's static corpus (../shared/research/algorithms.md §1.3): token documents the target
+// SAM-Decoding's static corpus (Hu et al., arXiv:2411.10666): token documents the target
 // itself generated offline (`specd calibrate sam-corpus`: greedy answers to the calibration
 // prompts, stored in the pair's artifact), indexed once by a suffix automaton that decoding never
 // updates. Per request only a match cursor moves, fed the prompt and every committed token.

@@ -1,5 +1,5 @@
 #pragma once
-// SAM-Decoding's dynamic drafter (../shared/research/algorithms.md §1.2, §1.4): a suffix automaton
+// SAM-Decoding's dynamic drafter (Hu et al., arXiv:2411.10666): a suffix automaton
 // over prompt + committed tokens finds the longest suffix of committed text + root that occurred
 // before; when that match is long enough, the tokens after its earliest occurrence are the draft
 // (a chain of Retrieval nodes, q = 1). Otherwise another drafter (in SAM-Decoding, the EAGLE-2 or

@@ -1,6 +1,6 @@
 #pragma once
 // Incremental suffix automaton over token ids: SAM-Decoding's retrieval structure
-// (../shared/research/algorithms.md §1.1-1.2). It answers "what is the longest suffix of the
+// (SAM Decoding, Hu et al., arXiv:2411.10666, §3.1-3.2). It answers "what is the longest suffix of the
 // committed text (plus one candidate token) that occurred before, and where did it first end?"
 // in amortised constant time per token (times a log of the distinct-token count for the root's
 // transitions), and copies the tokens that followed that earliest occurrence as a draft.

@@ -1,5 +1,5 @@
 #pragma once
-// ARC-Decode's calibrated constants (arc-decode.md Algorithm 1, lines 11-14) and their coverage
+// ARC-Decode's calibrated constants (the ARC-Decode paper Algorithm 1, lines 11-14) and their coverage
 // audit (Table 5), from the calibration samples alone: no model, no libtorch.
 #include <cstdint>
 #include <map>

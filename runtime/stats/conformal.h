@@ -1,5 +1,5 @@
 #pragma once
-// Split-conformal quantiles (arc-decode.md Algorithm 1, lines 11-14): the ceil((n + 1)(1 - delta))-th
+// Split-conformal quantiles (the ARC-Decode paper Algorithm 1, lines 11-14): the ceil((n + 1)(1 - delta))-th
 // smallest of n calibration scores bounds a new exchangeable score with probability >= 1 - delta.
 #include <cstdint>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The next-step divergence ARC-Decode calibrates against (arc-decode.md Algorithm 1, lines 7-8).
+// The next-step divergence ARC-Decode calibrates against (the ARC-Decode paper Algorithm 1, lines 7-8).
 #include <cstdint>
 
 namespace specd {

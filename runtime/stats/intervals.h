@@ -1,6 +1,6 @@
 #pragma once
 // Two-sided confidence intervals for a binomial proportion (successes out of n): the coverage audit
-// reports both, as Table 5 of arc-decode.md reports Wilson's.
+// reports both, as Table 5 of the ARC-Decode paper reports Wilson's.
 #include <cstdint>
 
 namespace specd {

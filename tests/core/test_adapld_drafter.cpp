@@ -1,4 +1,4 @@
-// AdaPLD's drafter against a literal brute-force rendering of adapld.txt §3 on simulated
+// AdaPLD's drafter against a literal brute-force rendering of the AdaPLD paper §3 on simulated
 // requests: random texts, random target logits rows, hidden states and embeddings. At every step
 // the anchor search (lexical, then semantic), the reranking, the branches (the main path's first
 // token excluded), the successors and the budget order equal a scan over every position; the

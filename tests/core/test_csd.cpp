@@ -1,4 +1,4 @@
-// CSD's verification (csd.md Algorithm 1): the correction memory built from a hand-made sequence
+// CSD's verification (the CSD paper Algorithm 1): the correction memory built from a hand-made sequence
 // of rejections equals the hand-computed table; the acceptor rescues a rejected drafted token
 // exactly when the memory has seen the pair lambda times (this rejection included) and the logit
 // gap passes log tau, with the ablations dropping one condition each; with lambda = infinity it
