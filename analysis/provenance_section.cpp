@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/sections.h"
+#include "io/output_path.h"
 
 namespace specd::report {
 namespace {
@@ -22,7 +23,7 @@ Table pair_table(const Artifact& a) {
            {"vocab", "vocabulary (tokens)"}},
           nlohmann::json::array()};
   auto add = [&](const char* role, const ModelFingerprint& f) {
-    t.rows.push_back({{"role", role}, {"path", f.path}, {"config", short_sha(f.config_sha256)},
+    t.rows.push_back({{"role", role}, {"path", portable_path(f.path)}, {"config", short_sha(f.config_sha256)},
                       {"tokenizer", short_sha(f.tokenizer_sha256)}, {"embedding", short_sha(f.embedding_sha256)}, {"vocab", f.vocab_size}});
   };
   add("target", a.target);
@@ -74,7 +75,7 @@ Table settings_table(const Artifact& a) {
            {"wall_s", "wall time (s)", 1}},
           nlohmann::json::array()};
   for (const auto& [name, p] : calibrations(a))
-    t.rows.push_back({{"calibration", name}, {"command", p->command_line}, {"prompts", p->prompts_path},
+    t.rows.push_back({{"calibration", name}, {"command", p->command_line}, {"prompts", portable_path(p->prompts_path)},
                       {"prompts_sha256", short_sha(p->prompts_sha256)}, {"prompt_count", p->prompt_count}, {"shard", shard_text(*p)},
                       // a string: the seed is a 64-bit unsigned integer, more than a double holds exactly
                       {"seed", std::to_string(p->seed)}, {"temperature", p->temperature}, {"top_k", p->top_k},

@@ -1,5 +1,7 @@
 #include "calibrate_common.h"
 
+#include "io/output_path.h"
+
 #include <filesystem>
 
 #include "artifact/artifact_reader.h"
@@ -71,7 +73,7 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   if (a.max_prompts > 0 && static_cast<int64_t>(items.size()) > a.max_prompts) items.resize(a.max_prompts);
   if (items.empty()) input_error(a.prompts_path, "holds no prompts");
   provenance.command_line = command_line;
-  provenance.prompts_path = a.prompts_path;
+  provenance.prompts_path = portable_path(a.prompts_path);
   provenance.prompts_sha256 = sha256_file(a.prompts_path);
   provenance.prompt_count = static_cast<int64_t>(items.size());
   provenance.shard_index = a.shard_index;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "artifact/artifact_reader.h"
+#include "io/output_path.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/fingerprint.h"
 #include "arc_tables.h"
@@ -191,7 +192,7 @@ int run_arc(const Args& args) {
   provenance.top_p = options.run.sampling.top_p;
   provenance.options = {{"delta", delta}, {"rule", rule}, {"candidates", options.top_k}, {"mu", options.mu}, {"epsilon", options.epsilon},
                         {"buckets", buckets_text}, {"tree", {{"top_k", options.tree.top_k}, {"depth", options.tree.depth}, {"nodes", options.tree.nodes}}},
-                        {"audit_prompts", audit_dir}, {"audit_per_category", audit_per_category},
+                        {"audit_prompts", portable_path(audit_dir)}, {"audit_per_category", audit_per_category},
                         {"audit_prompts_sha256", items_digest(audit_items)},
                         {"max_new_tokens", a.max_new_tokens}};
 

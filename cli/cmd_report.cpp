@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/report_document.h"
+#include "io/output_path.h"
 #include "analysis/report_inputs.h"
 #include "analysis/sections.h"
 #include "arc_deploy_audit.h"
@@ -61,9 +62,15 @@ int run_report(const Args& args) {
   in.artifact = read_artifact(in.artifact_dir);
   for (const std::string& t : traces) in.traces.push_back(report::read_trace_file(t));
   for (const std::string& b : bench) in.bench.push_back(report::read_bench_file(b));
+  // Read as given (errors name the paths as typed); from here on the report names its inputs
+  // relative to the working directory: it is shared, and must not show this machine's layout.
+  in.artifact_dir = portable_path(in.artifact_dir);
+  for (std::string* path : {&model_dir, &workloads_dir}) *path = portable_path(*path);
+  for (report::TraceFile& t : in.traces) t.path = portable_path(t.path);
+  for (report::BenchFile& b : in.bench) b.path = portable_path(b.path);
 
   if (model_dir.empty() && !no_model)
-    model_dir = std::filesystem::is_directory(in.artifact.target.path) ? in.artifact.target.path : default_model_dir();
+    model_dir = portable_path(std::filesystem::is_directory(in.artifact.target.path) ? in.artifact.target.path : default_model_dir());
   const bool have_model = !no_model && std::filesystem::is_regular_file(model_dir + "/tokenizer.json");
   if (have_model) ArtifactReader(in.artifact_dir).check_pair(model_dir, "");
   in.verify_problems = verify_artifact(in.artifact_dir, have_model ? model_dir : "", "");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -115,7 +116,14 @@ void check_outputs(const std::vector<Output>& outputs) {
 
 std::string data_dir() {
   const char* overridden = std::getenv("SPECD_DATA");
-  return overridden && *overridden ? overridden : SPECD_DATA_DIR;
+  if (overridden && *overridden) return overridden;
+  // Relative to the working directory: the defaults end up in artifacts' provenance, traces and
+  // reports, which must not carry this machine's absolute paths (from the repository's root this
+  // is "data", as a user would type it).
+  std::error_code error;
+  const std::filesystem::path cwd = std::filesystem::current_path(error);
+  if (error) return SPECD_DATA_DIR;
+  return std::filesystem::path(SPECD_DATA_DIR).lexically_proximate(cwd).string();
 }
 
 std::string default_model_dir() { return data_dir() + "/models/demo-target"; }

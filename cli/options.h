@@ -44,7 +44,8 @@ struct Output {
 // different spellings). InputError naming the option.
 void check_outputs(const std::vector<Output>& outputs);
 
-// $SPECD_DATA, or the data/ directory of the source tree this binary was built from.
+// $SPECD_DATA, or the data/ directory of the source tree this binary was built from, relative to
+// the working directory.
 std::string data_dir();
 // The demo target model (data/models/demo-target), used when a command names no --model.
 std::string default_model_dir();

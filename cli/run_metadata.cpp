@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/output_path.h"
+
 namespace specd::cli {
 
 namespace {
@@ -31,7 +33,9 @@ bool put(const boost::any& value, nlohmann::json& out) {
 
 std::string command_line(const std::string& command, const Args& args) {
   std::string line = "specd " + command;
-  for (const auto& a : args) line += " " + shell_quoted(a);
+  // Absolute paths relative to the working directory: the line is replayed from there, and what
+  // records it (artifacts, traces, reports) must not carry this machine's layout.
+  for (const auto& a : args) line += " " + shell_quoted(portable_path(a));
   return line;
 }
 
@@ -41,6 +45,10 @@ nlohmann::json options_json(const boost::program_options::variables_map& vm, con
     if (exclude.count(name) || variable.empty()) continue;
     const boost::any& value = variable.value();
     nlohmann::json& slot = out[name];
+    if (const auto* text = boost::any_cast<std::string>(&value)) {
+      slot = portable_path(*text);
+      continue;
+    }
     if (!(put<std::string>(value, slot) || put<bool>(value, slot) || put<int32_t>(value, slot) || put<int64_t>(value, slot) ||
           put<uint64_t>(value, slot) || put<uint32_t>(value, slot) || put<double>(value, slot) || put<float>(value, slot) ||
           put<std::vector<std::string>>(value, slot) || put<std::vector<int64_t>>(value, slot) ||

@@ -108,4 +108,12 @@ std::string output_identity(const std::string& resolved_path) {
   return "path:" + (error ? fs::absolute(resolved_path).lexically_normal().string() : canonical.string());
 }
 
+std::string portable_path(const std::string& path) {
+  const fs::path p(path);
+  if (!p.is_absolute()) return path;
+  std::error_code error;
+  const fs::path cwd = fs::current_path(error);
+  return error ? path : p.lexically_proximate(cwd).string();
+}
+
 }  // namespace specd

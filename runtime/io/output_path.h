@@ -23,4 +23,9 @@ std::string check_output_directory_writable(const std::string& path, const std::
 // hard links of an existing file): for refusing two outputs that name the same file.
 std::string output_identity(const std::string& resolved_path);
 
+// `path` as written into something another machine reads (a report, a provenance table): an
+// absolute path relative to the working directory, so that no machine's layout is recorded;
+// anything else as given.
+std::string portable_path(const std::string& path);
+
 }  // namespace specd

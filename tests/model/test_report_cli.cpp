@@ -80,6 +80,9 @@ TEST_CASE("report: a calibrated and deployed pair gives both files with every se
     CHECK(html.find(fetch) == std::string::npos);
   CHECK(md.find("# ") != std::string::npos);
   CHECK(md.find("Sweeps") != std::string::npos);
+  // Every input above was named by an absolute path; nothing written shows this machine's layout.
+  CHECK(md.find(SPECD_BINARY_DIR) == std::string::npos);
+  CHECK(html.find(SPECD_BINARY_DIR) == std::string::npos);
 }
 
 TEST_CASE("report: bad inputs are refused in one line naming the file, and no report is left behind", "[report][cli][errors]") {
