@@ -1,11 +1,10 @@
 #include "calibrate_common.h"
 
-#include "io/output_path.h"
-
 #include <filesystem>
 
 #include "artifact/artifact_reader.h"
 #include "artifact/fingerprint.h"
+#include "io/output_path.h"
 #include "io/sha256.h"
 #include "model_files.h"
 #include "run_metadata.h"

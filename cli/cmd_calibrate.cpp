@@ -9,7 +9,6 @@
 #include <string>
 
 #include "artifact/artifact_reader.h"
-#include "io/output_path.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/fingerprint.h"
 #include "arc_tables.h"
@@ -20,6 +19,7 @@
 #include "calibrate/calibration_journal.h"
 #include "calibrate/calibration_runs.h"
 #include "commands.h"
+#include "io/output_path.h"
 #include "io/sha256.h"
 #include "method_options.h"
 #include "model/llama_model.h"

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "analysis/report_document.h"
-#include "io/output_path.h"
 #include "analysis/report_inputs.h"
 #include "analysis/sections.h"
 #include "arc_deploy_audit.h"
@@ -19,6 +18,7 @@
 #include "artifact/verify.h"
 #include "commands.h"
 #include "io/atomic_directory.h"
+#include "io/output_path.h"
 #include "options.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -120,10 +119,7 @@ std::string data_dir() {
   // Relative to the working directory: the defaults end up in artifacts' provenance, traces and
   // reports, which must not carry this machine's absolute paths (from the repository's root this
   // is "data", as a user would type it).
-  std::error_code error;
-  const std::filesystem::path cwd = std::filesystem::current_path(error);
-  if (error) return SPECD_DATA_DIR;
-  return std::filesystem::path(SPECD_DATA_DIR).lexically_proximate(cwd).string();
+  return portable_path(SPECD_DATA_DIR);
 }
 
 std::string default_model_dir() { return data_dir() + "/models/demo-target"; }

@@ -49,7 +49,7 @@ nlohmann::json options_json(const boost::program_options::variables_map& vm, con
       slot = portable_path(*text);
       continue;
     }
-    if (!(put<std::string>(value, slot) || put<bool>(value, slot) || put<int32_t>(value, slot) || put<int64_t>(value, slot) ||
+    if (!(put<bool>(value, slot) || put<int32_t>(value, slot) || put<int64_t>(value, slot) ||
           put<uint64_t>(value, slot) || put<uint32_t>(value, slot) || put<double>(value, slot) || put<float>(value, slot) ||
           put<std::vector<std::string>>(value, slot) || put<std::vector<int64_t>>(value, slot) ||
           put<std::vector<int32_t>>(value, slot)))

@@ -4,12 +4,15 @@
 // then the data buffer that the offsets index. Reading memory-maps the file; nothing is copied.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "io/dtype.h"
+#include "io/half_precision.h"
 
 namespace specd {
 
@@ -22,6 +25,18 @@ struct TensorView {
   const void* data = nullptr;
   size_t nbytes = 0;
 };
+
+// Element i of a float tensor (F32, F64, BF16 or F16) as float; the view's data may be unaligned.
+inline float tensor_element(const TensorView& view, int64_t i) {
+  const char* data = static_cast<const char*>(view.data);
+  switch (view.dtype) {
+    case DType::F32: { float v; std::memcpy(&v, data + 4 * i, 4); return v; }
+    case DType::F64: { double v; std::memcpy(&v, data + 8 * i, 8); return static_cast<float>(v); }
+    case DType::BF16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); return bf16_to_float(v); }
+    case DType::F16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); return half_to_float(v); }
+    default: throw std::logic_error("tensor_element: " + view.name + " is not a float tensor");
+  }
+}
 
 // The largest header a file may declare (the safetensors library's own limit, 100 MB): its length
 // field is read before anything else and must not size an allocation unchecked.

@@ -18,29 +18,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "io/checkpoint.h"
-#include "io/half_precision.h"
 #include "io/model_config.h"
 #include "float_bounds.h"
 
 namespace specd::test {
-
-namespace detail {
-inline double element(const TensorView& t, int64_t i) {
-  const auto* bytes = static_cast<const unsigned char*>(t.data);
-  if (t.dtype == DType::F32) {
-    float v;
-    std::memcpy(&v, bytes + 4 * i, 4);
-    return v;
-  }
-  uint16_t h;
-  std::memcpy(&h, bytes + 2 * i, 2);
-  return t.dtype == DType::BF16 ? bf16_to_float(h) : half_to_float(h);
-}
-}  // namespace detail
 
 // The first-order relative error of `layers` decoder layers' output for inputs of at most
 // `context` tokens (prefix and new tokens together).
@@ -68,12 +52,12 @@ inline double float32_reorder_bound(const std::string& dir, const ModelConfig& c
   double head_row = 0;  // max_i |w_i|
   for (int64_t r = 0; r < cfg.vocab_size; ++r) {
     double sq = 0;
-    for (int64_t c = 0; c < hidden; ++c) sq += std::pow(detail::element(*head, r * hidden + c), 2);
+    for (int64_t c = 0; c < hidden; ++c) sq += std::pow(tensor_element(*head, r * hidden + c), 2);
     head_row = std::max(head_row, std::sqrt(sq));
   }
   const TensorView& norm = checkpoint.get("model.norm.weight");
   double gain = 0;
-  for (int64_t c = 0; c < hidden; ++c) gain = std::max(gain, std::abs(detail::element(norm, c)));
+  for (int64_t c = 0; c < hidden; ++c) gain = std::max(gain, static_cast<double>(std::abs(tensor_element(norm, c))));
   const double state = std::sqrt(static_cast<double>(hidden)) * gain;  // |n|
   return 2 * head_row * eps * state;  // two evaluations
 }

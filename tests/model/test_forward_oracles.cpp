@@ -149,6 +149,8 @@ TEST_CASE("a tree forward equals the chain forward of each root-to-node path", "
   request.hidden_layers = {0, 2};
   ForwardResult tree = model->forward(cache, request);
 
+  const int64_t context = static_cast<int64_t>(prefix.size() + tree_tokens.size());
+  const double logits_bound = test::float32_reorder_bound(dir, cfg, context), state_error = test::float32_layers_error(cfg, context, 2);
   for (size_t node = 0; node < tree_tokens.size(); ++node) {
     CAPTURE(node);
     std::vector<int64_t> path;
@@ -159,13 +161,10 @@ TEST_CASE("a tree forward equals the chain forward of each root-to-node path", "
     chain_request.tokens = path;
     chain_request.hidden_layers = {0, 2};
     ForwardResult chain = model->forward(chain_cache, chain_request);
-    const int64_t context = static_cast<int64_t>(prefix.size() + tree_tokens.size());
-    check_same_forward(test::tensor(tree.logits)[node], test::tensor(chain.logits)[path.size() - 1], backend.aten,
-                       test::float32_reorder_bound(dir, cfg, context));
+    check_same_forward(test::tensor(tree.logits)[node], test::tensor(chain.logits)[path.size() - 1], backend.aten, logits_bound);
     const at::Tensor tree_state = test::tensor(tree.hidden[1])[node], chain_state = test::tensor(chain.hidden[1])[path.size() - 1];
     check_same_forward(tree_state, chain_state, backend.aten,
-                       test::float32_reorder_bound_state(test::float32_layers_error(cfg, context, 2), cfg.hidden_size,
-                                                         largest(tree_state, chain_state)));
+                       test::float32_reorder_bound_state(state_error, cfg.hidden_size, largest(tree_state, chain_state)));
   }
 }
 
@@ -335,12 +334,13 @@ TEST_CASE("a tree continued across forwards equals the chain forward of each pat
   at::Tensor logits = test::tensor(model->forward(cache, level2).logits);
 
   const std::vector<std::vector<int64_t>> paths{{21, 55}, {34, 89}, {34, 144}};
+  const double bound = test::float32_reorder_bound(dir, cfg, base + 5);
   for (size_t node = 0; node < paths.size(); ++node) {
     CAPTURE(node);
     KvCache chain_cache = model->new_cache();
     run(*model, chain_cache, prefix);
     at::Tensor chain = run(*model, chain_cache, paths[node]);
-    check_same_forward(logits[node], chain[1], backend.aten, test::float32_reorder_bound(dir, cfg, base + 5));
+    check_same_forward(logits[node], chain[1], backend.aten, bound);
   }
 }
 

@@ -23,16 +23,6 @@ cpu::WeightType kernel_type(DType dtype) {
   }
 }
 
-float element(const TensorView& view, int64_t i) {
-  switch (view.dtype) {
-    case DType::F32: { float v; std::memcpy(&v, static_cast<const char*>(view.data) + 4 * i, 4); return v; }
-    case DType::F64: { double v; std::memcpy(&v, static_cast<const char*>(view.data) + 8 * i, 8); return static_cast<float>(v); }
-    case DType::BF16: { uint16_t v; std::memcpy(&v, static_cast<const char*>(view.data) + 2 * i, 2); return bf16_to_float(v); }
-    case DType::F16: { uint16_t v; std::memcpy(&v, static_cast<const char*>(view.data) + 2 * i, 2); return half_to_float(v); }
-    default: throw std::logic_error("check_checkpoint admits only float tensors");
-  }
-}
-
 // Rows a matrix is read and packed in (a multiple of the panel width): what a load holds beyond
 // the packed weights is one such slice and its file pages, not a whole matrix.
 constexpr int64_t kSliceRows = 256;
@@ -44,7 +34,7 @@ class CpuWeightLoader {
   std::vector<float> vector(const std::string& name) const {
     const TensorView& view = checkpoint_.get(name);
     std::vector<float> values(view.nbytes / dtype_size(view.dtype));
-    for (size_t i = 0; i < values.size(); ++i) values[i] = element(view, static_cast<int64_t>(i));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = tensor_element(view, static_cast<int64_t>(i));
     return values;
   }
 
@@ -119,7 +109,7 @@ class CpuWeightLoader {
           std::memcpy(at, static_cast<const char*>(view.data) + begin * stored, static_cast<size_t>(elements) * stored);
         } else {
           float* f = reinterpret_cast<float*>(at);
-          for (int64_t i = 0; i < elements; ++i) f[i] = element(view, begin + i);
+          for (int64_t i = 0; i < elements; ++i) f[i] = tensor_element(view, begin + i);
         }
         // Everything of the tensor up to here, not just this slice: a page fault maps the cached
         // pages around it too (fault-around, 64 KiB), so pages of slices dropped before come back
