@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "speculative/csd_acceptor.h"
+#include "speculative/method_catalog.h"
 #include "util/utf8.h"
 
 namespace specd::report {
@@ -21,7 +22,7 @@ CsdDeployed csd_deployed(const Artifact& artifact) {
   return deployed;
 }
 
-bool is_csd_method(const std::string& method) { return method == "csd" || method.rfind("csd-", 0) == 0; }
+bool is_csd_method(const std::string& method) { return uses_calibration(method, kCsdPolicy); }
 
 std::string number_text(double value) {
   char text[32];

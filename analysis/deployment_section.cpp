@@ -9,6 +9,7 @@
 
 #include "analysis/sections.h"
 #include "analysis/trace_metrics.h"
+#include "speculative/method_catalog.h"
 #include "stats/intervals.h"
 
 namespace specd::report {
@@ -365,7 +366,7 @@ Section deployment_section(const ReportInputs& in) {
   s.blocks.push_back(Heading{"Drift and quality"});
   s.blocks.push_back(quality_table(bench, traces));
   for (const RunSummary& r : traces)
-    if (!r.ar_run && r.method != "ar")
+    if (!r.ar_run && !(lookup_method(r.method) && lookup_method(r.method)->autoregressive))
       s.blocks.push_back(Paragraph{"traces " + r.file + " run " + std::to_string(r.run_id) + " (" + r.method +
                                    "): no ar run in that file, so no speedup or exact match from the traces"});
 

@@ -10,6 +10,7 @@
 
 #include "analysis/sections.h"
 #include "analysis/trace_metrics.h"
+#include "speculative/method_catalog.h"
 #include "stats/intervals.h"
 
 namespace specd::report {
@@ -157,7 +158,7 @@ void csd_blocks(const CsdCalibration& csd, const std::vector<RunSummary>& runs, 
     for (const std::string& c : {p.category, std::string("overall")}) calibration[c].accepted += p.accepted, calibration[c].drafted += p.drafted;
   std::vector<const RunSummary*> deployed;
   for (const RunSummary& r : runs)
-    if (r.method == "sd" || r.method == "csd" || r.method.rfind("csd-", 0) == 0) deployed.push_back(&r);
+    if (const MethodInfo* info = lookup_method(r.method); info && info->draft_chain) deployed.push_back(&r);
   if (deployed.empty()) {
     out.push_back(Paragraph{"nothing to compare for CSD: no sd or csd run in the traces", Tone::NotCalibrated});
     return;

@@ -109,7 +109,7 @@ std::optional<std::pair<double, std::string>> run_theta(const TraceRun& run, con
   const bool typed = run.info.command_line.find("--arc-theta") != std::string::npos;
   if (!typed)
     for (const Threshold& t : artifact.thresholds)
-      if (t.policy == "arc" && t.name == "theta") return std::make_pair(t.value, std::string("artifact threshold"));
+      if (t.policy == kArcPolicy && t.name == "theta") return std::make_pair(t.value, std::string("artifact threshold"));
   if (options.is_object() && options.contains("arc-theta") && options["arc-theta"].is_number())
     return std::make_pair(options["arc-theta"].get<double>(), std::string(typed ? "option --arc-theta" : "run options"));
   return std::nullopt;

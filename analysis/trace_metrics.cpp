@@ -6,6 +6,8 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <nlohmann/json.hpp>
 
+#include "speculative/method_catalog.h"
+
 namespace specd::report {
 
 namespace {
@@ -21,7 +23,7 @@ const TraceRunData* ar_twin(const TraceFile& file, const TraceRunData& run) {
   const TraceRunData* before = nullptr;
   const TraceRunData* any = nullptr;
   for (const TraceRunData& r : file.runs) {
-    if (r.run.info.method != "ar") continue;
+    if (const MethodInfo* info = lookup_method(r.run.info.method); !info || !info->autoregressive) continue;
     if (r.run.info.command_line == run.run.info.command_line) return &r;
     if (!any) any = &r;
     if (r.run.id <= run.run.id) before = &r;

@@ -7,6 +7,7 @@
 #include "calibrate/arc_samples.h"
 #include "model/llama_model.h"
 #include "model_files.h"
+#include "speculative/method_catalog.h"
 #include "stats/arc_fit.h"
 #include "trace/trace_reader.h"
 #include "util/error.h"
@@ -40,7 +41,7 @@ std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64
 }
 
 bool is_arc_run(const TraceRun& run, int64_t wanted) {
-  return wanted ? run.id == wanted : (run.info.method == "arc" || run.info.method == "arc-lts-only");
+  return wanted ? run.id == wanted : uses_calibration(run.info.method, kArcPolicy);
 }
 
 }  // namespace

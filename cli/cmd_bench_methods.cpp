@@ -210,7 +210,7 @@ int run_bench_methods(const Args& args) {
   // The memory --save-memory writes: the first method of the list that keeps one.
   std::string memory_method;
   for (const auto& m : setup.methods)
-    if (memory_method.empty() && find_method(m).calibration == "csd") memory_method = m;
+    if (memory_method.empty() && find_method(m).calibration == kCsdPolicy) memory_method = m;
   if (!save_memory.empty() && memory_method.empty()) input_error("--save-memory", "needs a csd method in --methods");
   if (resume && traces_path.empty()) input_error("--resume", "needs --traces (the finished prompts are read from there)");
   if (resume && !memory_method.empty())
@@ -309,7 +309,7 @@ int run_bench_methods(const Args& args) {
   }
   report["temperature"] = setup.sampling.temperature;
   report["artifact"] = method_args.artifact_dir;
-  report["draft_budget"] = method_args.budget_mode;
+  report["draft_budget"] = method_args.values.at("draft-budget");
   report["repeats"] = setup.repeats;
   report["max_prompts"] = max_prompts;
   report["threads"] = resolve_thread_count(device.threads);
@@ -328,7 +328,7 @@ int run_bench_methods(const Args& args) {
               draft ? ", draft " : "", draft ? method_args.draft_dir.c_str() : "");
   if (resume)
     std::printf("resumed %s: %zu prompts measured by the interrupted run, %zu now\n", traces_path.c_str(), finished.size(), remaining);
-  std::printf("draft budget %s%s%s\n", method_args.budget_mode.c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
+  std::printf("draft budget %s%s%s\n", method_args.values.at("draft-budget").c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
   for (const auto& m : setup.methods)
     if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());
   for (const auto& [m, text] : method_settings) std::printf("%s settings: %s\n", m.c_str(), text.c_str());

@@ -166,7 +166,7 @@ int run_calibrate_sweep(const Args& args) {
   const std::string family = method_family(policy);
   if (family != policy)
     input_error("--policy", policy + " shares the parameters of " + family + ", whose sweep it deploys: sweep --policy " + family);
-  if (!info.build) input_error("--policy", policy + " has no parameters to sweep");
+  if (info.autoregressive) input_error("--policy", policy + " has no parameters to sweep");
   if (grid_texts.empty()) input_error("--grid", "give at least one NAME=v1,v2,... (parameters of " + family + ")");
   std::vector<SweepAxis> grid;
   for (const std::string& text : grid_texts) {

@@ -71,7 +71,7 @@ int run_generate(const Args& args) {
   check_sampling_options(options.sampling);
   finish_method_options(method_args, vm);
   const MethodInfo& info = method_option(method, "--method");
-  if (!save_memory.empty() && info.calibration != "csd") input_error("--save-memory", "only the csd methods keep a correction memory");
+  if (!save_memory.empty() && info.calibration != kCsdPolicy) input_error("--save-memory", "only the csd methods keep a correction memory");
   check_outputs({{"--save-memory", save_memory, Output::Directory}});
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);

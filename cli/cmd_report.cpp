@@ -20,6 +20,7 @@
 #include "io/atomic_directory.h"
 #include "io/output_path.h"
 #include "options.h"
+#include "speculative/method_catalog.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 
@@ -28,7 +29,7 @@ namespace {
 
 bool holds_arc_run(const report::TraceFile& file) {
   for (const report::TraceRunData& r : file.runs)
-    if (r.run.info.method == "arc" || r.run.info.method == "arc-lts-only") return true;
+    if (uses_calibration(r.run.info.method, kArcPolicy)) return true;
   return false;
 }
 

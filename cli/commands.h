@@ -19,5 +19,6 @@ int run_calibrate_sweep(const Args& args);
 int run_artifact(const Args& args);
 int run_audit(const Args& args);
 int run_report(const Args& args);  // cmd_report.cpp: the coverage-audit report (analysis/)
+int run_methods(const Args& args);  // the methods and their parameters
 
 }  // namespace specd::cli

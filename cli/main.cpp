@@ -28,6 +28,7 @@ const std::map<std::string, Command>& commands() {
       {"audit", {specd::cli::run_audit, "coverage audits of calibrated policies (arc)"}},
       {"report", {specd::cli::run_report, "coverage-audit report of an artifact and its deployments (HTML + Markdown)"}},
       {"artifact", {specd::cli::run_artifact, "inspect, verify or merge per-pair calibration artifacts"}},
+      {"methods", {specd::cli::run_methods, "list the decoding methods and their parameters (defaults, allowed values)"}},
       {"traces", {specd::cli::run_traces, "list or export the per-step traces of specd bench --traces"}},
   };
   return table;

@@ -21,22 +21,19 @@ namespace specd::cli {
 struct MethodArgs {
   MethodOptions options;
   std::string draft_dir;
-  std::string budget_mode = "auto";
-  std::string pld_match = "earliest";
   std::string artifact_dir;  // "" for none
-  // The options method_params() declares (respec-*, adapld-*), as typed.
-  std::map<std::string, std::string> table_values;
+  // Every method parameter's flag (method_params()) as typed, or its default's text.
+  std::map<std::string, std::string> values;
   // Flags of method parameters given on the command line (finish_method_options): they win over
   // an artifact's swept thresholds.
   std::set<std::string> explicit_flags;
 };
 
-// Adds --draft, --artifact, --gamma, --tree-*, --pld-*, --sam-*, --csd-*, --arc-* and --draft-budget.
+// Adds --draft, --artifact and one flag per method parameter (method_params()).
 void add_method_options(po::options_description& desc, MethodArgs& args);
-// Checks what parsing cannot (InputError naming the option) and applies --draft-budget. Draft
-// sizes are bounded by the rows a draft may add to the caches in one step
-// (DraftModelRunner::kTreeRows): --gamma, --tree-nodes, --pld-tokens, --sam-predicts and a tree's
-// fed rows, --tree-top-k x (--tree-depth - 1).
+// Parses and range-checks every parameter's flag (InputError naming it), then checks what relates
+// two of them: --pld-max-ngram at least --pld-min-ngram, and a tree's rows fed to the draft model,
+// --tree-top-k x (--tree-depth - 1), at most DraftModelRunner::kTreeRows.
 void finish_method_options(MethodArgs& args, const po::variables_map& vm);
 // The options `method` runs with: the command line's, with its family's swept thresholds from
 // the artifact (when given) where no flag was typed; `settings` (when not null) gets every value

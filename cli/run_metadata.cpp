@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/output_path.h"
+#include "speculative/method_params.h"
 
 namespace specd::cli {
 
@@ -46,6 +47,13 @@ nlohmann::json options_json(const boost::program_options::variables_map& vm, con
     const boost::any& value = variable.value();
     nlohmann::json& slot = out[name];
     if (const auto* text = boost::any_cast<std::string>(&value)) {
+      // A method parameter is typed as text (it may be a named choice); a number is recorded as one.
+      const MethodParam* param = find_flag(name);
+      if (param && param->choices.empty()) {
+        const double number = parse_param_value(*param, *text, "--" + name);
+        slot = param->integer ? nlohmann::json(static_cast<int64_t>(number)) : nlohmann::json(number);
+        continue;
+      }
       slot = portable_path(*text);
       continue;
     }

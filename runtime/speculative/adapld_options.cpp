@@ -2,15 +2,15 @@
 
 #include <cmath>
 
-#include "util/error.h"
+#include "speculative/method_params.h"
 
 namespace specd {
 
+// The ranges are the parameter table's (method_params.cpp).
 void validate(const AdaPldOptions& o) {
-  if (o.branches < 0) input_error("adapld", "branches (K) must not be negative");
-  if (o.max_copy < 1) input_error("adapld", "max_copy (L) must be at least 1");
-  if (!(std::isfinite(o.tau_sim) && o.tau_sim >= -1 && o.tau_sim <= 1)) input_error("adapld", "tau_sim must be in [-1, 1]");
-  if (o.layer < -1) input_error("adapld", "layer must be -1 (the middle one) or a layer number");
+  MethodOptions options;
+  options.adapld = o;
+  check_params(options, "adapld", "adapld");
 }
 
 }  // namespace specd

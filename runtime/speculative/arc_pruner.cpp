@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "util/error.h"
+#include "speculative/method_params.h"
 
 namespace specd {
 namespace {
@@ -27,9 +27,11 @@ double coverage_threshold(const std::vector<double>& log_scores, double uncovere
 
 }  // namespace
 
-void validate(const ArcPruneOptions& options) {
-  if (!(options.epsilon >= 0.0 && options.epsilon < 1.0)) input_error("arc", "pruning epsilon must be in [0, 1)");
-  if (!(options.lambda >= 0.0 && std::isfinite(options.lambda))) input_error("arc", "pruning lambda must be a finite number >= 0");
+// The ranges are the parameter table's (method_params.cpp).
+void validate(const ArcPruneOptions& prune) {
+  MethodOptions options;
+  options.arc_prune = prune;
+  check_params(options, "arc", "arc");
 }
 
 std::vector<char> arc_keep_set(const DraftTree& tree, double root_entropy_normalized, const ArcPruneOptions& options) {

@@ -23,16 +23,6 @@ std::shared_ptr<const StaticSam> sam_corpus_of(const Artifact* artifact, const M
   return std::make_shared<const StaticSam>(artifact->sam_corpus->documents, separator);
 }
 
-CsdOptions csd_options_of(const Artifact& artifact, const CsdOptions& requested, bool lambda_set, bool tau_set) {
-  CsdOptions options = requested;
-  for (const Threshold& t : artifact.thresholds) {
-    if (t.policy != kCsdPolicy) continue;
-    if (t.name == "lambda" && !lambda_set) options.lambda = static_cast<int64_t>(t.value);
-    if (t.name == "tau" && !tau_set) options.tau = t.value;
-  }
-  return options;
-}
-
 std::shared_ptr<CorrectionMemory> csd_memory_of(const Artifact& artifact) {
   auto memory = std::make_shared<CorrectionMemory>();
   if (artifact.csd)

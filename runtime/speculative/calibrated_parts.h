@@ -22,10 +22,6 @@ void require_calibration(const Artifact* artifact, const std::string& calibratio
 // The artifact's static corpus, or null (no artifact, or none calibrated).
 std::shared_ptr<const StaticSam> sam_corpus_of(const Artifact* artifact, const ModelConfig& target);
 
-// lambda and tau: the artifact's thresholds (table `thresholds`, policy csd), else the paper's
-// defaults; values the caller set explicitly win.
-CsdOptions csd_options_of(const Artifact& artifact, const CsdOptions& requested, bool lambda_set, bool tau_set);
-
 // A fresh memory holding the artifact's calibrated pair counts (each policy built gets its own,
 // shared by the requests decoded with that policy).
 std::shared_ptr<CorrectionMemory> csd_memory_of(const Artifact& artifact);

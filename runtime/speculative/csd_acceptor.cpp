@@ -7,14 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "speculative/greedy_acceptor.h"
+#include "speculative/method_params.h"
 #include "speculative/sampling_acceptor.h"
 #include "util/error.h"
 
 namespace specd {
 
-void validate(const CsdOptions& options) {
-  if (options.lambda < 1) input_error("csd", "lambda must be at least 1");
-  if (!(options.tau > 0.0 && options.tau <= 1.0)) input_error("csd", "tau must be in (0, 1]");
+// The ranges are the parameter table's (method_params.cpp).
+void validate(const CsdOptions& csd) {
+  MethodOptions options;
+  options.csd = csd;
+  check_params(options, "csd", "csd");
 }
 
 CsdAcceptor::CsdAcceptor(std::shared_ptr<CorrectionMemory> memory, CsdOptions options)

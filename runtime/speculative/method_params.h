@@ -1,9 +1,14 @@
 #pragma once
-// The tunable parameters of the decoding methods, by name: what `specd calibrate sweep --grid
-// NAME=v1,v2` varies, what an artifact's thresholds table deploys (its policy is the family that
-// was swept, its name the parameter's), and the command-line flag that overrides both. One entry
-// per MethodOptions field a sweep may vary.
+// The tunable parameters of the decoding methods, declared once: name, flag, type, default,
+// allowed values, help and the methods that use it. Everything else is derived from this table:
+// the command-line flags and their --help (cli/method_options.cpp), the range checks of flags,
+// sweep grids, artifact thresholds and options built in code (make_policy), what `specd calibrate
+// sweep --grid NAME=v1,v2` may vary and what an artifact's thresholds table deploys (its policy is
+// the family that was swept, its name the parameter's), the stats line's sources, and the table
+// in docs/methods.md (`specd methods --markdown`, checked by a test). Every parameter is
+// sweepable and deployable from an artifact; a typed flag wins over both.
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,12 +26,23 @@ struct MethodParam {
   std::string help;
   bool integer = false;               // whole numbers only
   std::vector<std::string> choices;   // a named choice (pld match: earliest, latest): the value is the index
-  // True for the parameters whose flag add_method_options declares from this table (the others
-  // have hand-written options there).
-  bool table_flag = false;
+  // Allowed values: from low to high, an end excluded where open. Integers are also bounded by
+  // their field's type (type_low, type_high), so that no value overflows the field.
+  double low = -std::numeric_limits<double>::infinity(), high = std::numeric_limits<double>::infinity();
+  bool low_open = false, high_open = false;
+  double type_low = -std::numeric_limits<double>::infinity(), type_high = std::numeric_limits<double>::infinity();
   std::function<double(const MethodOptions&)> get;
   std::function<void(MethodOptions&, double)> set;
+
   bool used_by(const std::string& family) const;
+  // "[1, 1024]", "(0, 1]", ">= 0", "any finite number", "earliest, latest".
+  std::string range_text() const;
+  // "sd, csd"; "every speculative method" for "*".
+  std::string families_text() const;
+  // The default as a user types it (MethodOptions' own default).
+  std::string default_text() const;
+  // InputError "where: name must be in [1, 1024] (got 0)" for a value outside the range.
+  void check(double value, const std::string& where) const;
 };
 
 // Every parameter, in display order.
@@ -35,14 +51,21 @@ const std::vector<MethodParam>& method_params();
 std::vector<const MethodParam*> params_of(const std::string& family);
 // The family's parameter of that name, or null.
 const MethodParam* find_param(const std::string& family, const std::string& name);
+// The parameter whose flag (without dashes) that is, or null.
+const MethodParam* find_flag(const std::string& flag);
 // "respec" for respec-no-ema; the registry's family of a method (its own name for most).
 std::string method_family(const std::string& method);
 
 // A value as typed (a number, or one of the choices): InputError naming `where` when it is not
-// one, is not whole for an integer parameter, or is not finite.
+// one, is not whole for an integer parameter, is not finite or is outside the parameter's range.
 double parse_param_value(const MethodParam& param, const std::string& text, const std::string& where);
 // The value as a user reads it: the choice's name, an integer without decimals, else %g.
 std::string param_value_text(const MethodParam& param, double value);
+// Every parameter the family uses, checked against its range (InputError naming `where` and the
+// parameter): for options built in code rather than parsed.
+void check_params(const MethodOptions& options, const std::string& family, const std::string& where);
+// The parameter table of docs/methods.md: one Markdown row per parameter.
+std::string params_markdown();
 
 // Where a deployed value came from.
 struct ParamSetting {
@@ -53,9 +76,9 @@ struct ParamSetting {
 };
 
 // The values a method runs with: its family's parameters from `options`, replaced by the
-// artifact's thresholds for the family (when an artifact is given) except for the parameters
-// named in `explicit_flags` (flags given on the command line, which win). Returns every parameter
-// of the family with its value and source, in display order.
+// artifact's thresholds for the family (when an artifact is given, each checked against its
+// range) except for the parameters named in `explicit_flags` (flags given on the command line,
+// which win). Returns every parameter of the family with its value and source, in display order.
 std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::string& method, const Artifact* artifact,
                                         const std::set<std::string>& explicit_flags);
 // "theta_entropy=1.2 (artifact: sweep ...), tau=2 (default), ..." for the stats line and traces.

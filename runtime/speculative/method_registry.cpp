@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "bench/forward_cost.h"
 #include "model/llama_model.h"
 #include "speculative/adapld_drafter.h"
 #include "speculative/arc_acceptor.h"
 #include "speculative/calibrated_parts.h"
+#include "speculative/method_params.h"
 #include "speculative/model_chain_drafter.h"
 #include "speculative/respec_acceptor.h"
 #include "speculative/respec_drafter.h"
@@ -17,19 +19,14 @@
 namespace specd {
 namespace {
 
-void check_chain(const std::string& method, int32_t gamma) {
-  if (gamma < 1) input_error("method " + method, "gamma (draft chain length) must be at least 1");
-}
-
+// Each value's range is checked by make_policy (the parameter table); this is how they relate.
 void check_tree(const std::string& method, const TreeDraftOptions& tree) {
-  if (tree.top_k < 1 || tree.depth < 1) input_error("method " + method, "tree top_k and depth must be at least 1");
   if (tree.nodes < tree.depth)
     input_error("method " + method, "a tree budget of " + std::to_string(tree.nodes) + " nodes cannot reach depth " +
                                         std::to_string(tree.depth));
 }
 
 void build_sd(Policy& policy, const MethodContext& c) {
-  check_chain(policy.method, c.options.gamma);
   policy.drafter = std::make_unique<ModelChainDrafter>(c.draft, c.options.gamma, c.sampling);
   policy.acceptor = std::make_unique<SamplingAcceptor>();
   policy.max_nodes = policy.max_depth = c.options.gamma;
@@ -74,8 +71,7 @@ void build_sam(Policy& policy, const MethodContext& c) {
 // CSD and its ablations: the draft chain of sd, verified by the CSD acceptor with the artifact's
 // correction memory.
 void build_csd(Policy& policy, const MethodContext& c, bool use_memory, bool use_gate) {
-  check_chain(policy.method, c.options.gamma);
-  CsdOptions options = csd_options_of(*c.artifact, c.options.csd, c.options.csd_lambda_set, c.options.csd_tau_set);
+  CsdOptions options = c.options.csd;
   options.use_memory = use_memory;
   options.use_gate = use_gate;
   validate(options);
@@ -94,7 +90,6 @@ void build_arc(Policy& policy, const MethodContext& c, bool prune, bool lts) {
     policy.pruner = std::make_unique<ArcPruner>(c.options.arc_prune);
   }
   if (lts) {
-    if (!std::isfinite(c.options.arc_theta)) input_error("method " + policy.method, "theta must be a finite number");
     const int64_t hidden = c.target.config().hidden_size;
     ArcLtsConstants constants = arc_constants_of(*c.artifact, c.sampling, hidden, c.artifact_name);
     const LlamaModel* target = &c.target;  // outlives the policy (decode_with takes it again)
@@ -150,71 +145,33 @@ void build_adapld(Policy& policy, const MethodContext& c, bool semantic, bool br
   policy.max_depth = std::max(options.max_copy, options.use_successors && k > 0 ? 2 : 1);
 }
 
-}  // namespace
-
-const std::vector<MethodInfo>& method_registry() {
-  static const std::vector<MethodInfo> methods{
-      {"ar", "autoregressive decoding, one target forward per token", DraftModelUse::None, true, "", nullptr, ""},
-      {"sd", "draft-model chain of gamma tokens, lossless verification", DraftModelUse::Required, true, "", build_sd, ""},
-      {"sd-tree", "draft-model tree (EAGLE-2-style top-k expansion), lossless verification", DraftModelUse::Required, true, "",
-       build_sd_tree, ""},
-      {"pld", "Prompt Lookup Decoding: copy after an n-gram match in prompt + output, lossless", DraftModelUse::None, true, "",
-       build_pld, ""},
-      {"sam", "SAM-Decoding: suffix-automaton retrieval (and the artifact's static corpus), draft-model tree fallback, lossless",
-       DraftModelUse::Optional, true, "", build_sam, ""},
-      {"csd", "CSD (LOSSY): sd's chain, rejected tokens rescued by the correction memory and the logit-gap gate",
-       DraftModelUse::Required, false, "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }, ""},
-      {"csd-ocm-only", "CSD ablation (LOSSY): rescue by the correction memory alone, no gate", DraftModelUse::Required, false,
-       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }, "csd"},
-      {"csd-scg-only", "CSD ablation (LOSSY): rescue by the logit-gap gate alone, no memory", DraftModelUse::Required, false,
-       "csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }, "csd"},
-      {"arc", "ARC-Decode (LOSSY): sd-tree's tree pruned by entropy-weighted mass, rejected tokens relaxed when LTS >= theta",
-       DraftModelUse::Required, false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }, ""},
-      // Pruning uses no calibrated constant (epsilon and lambda are options), so it needs no artifact.
-      {"arc-prune-only", "ARC ablation: sd-tree's tree pruned by entropy-weighted mass, lossless verification",
-       DraftModelUse::Required, true, "", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }, "arc"},
-      {"arc-lts-only", "ARC ablation (LOSSY): sd-tree's full tree, rejected tokens relaxed when LTS >= theta", DraftModelUse::Required,
-       false, "arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }, "arc"},
-      // ReSpec (the ReSpec paper) and its ablations; they share respec's swept thresholds.
-      {"respec", "ReSpec (LOSSY): entropy-triggered retrieval of EMA-ranked continuations, relaxed verification at T=0, "
-                 "draft-model tree fallback",
-       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }, ""},
-      {"respec-no-trigger", "ReSpec ablation (LOSSY): retrieve whenever the key occurred, whatever the entropy",
-       DraftModelUse::Optional, false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, false, true, true); },
-       "respec"},
-      {"respec-no-ema", "ReSpec ablation (LOSSY): the latest match positions, no EMA filter or ranking", DraftModelUse::Optional,
-       false, "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }, "respec"},
-      {"respec-lossless", "ReSpec ablation: no relaxed verification, lossless (its lossless hybrid)", DraftModelUse::Optional, true,
-       "", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }, "respec"},
-      // AdaPLD (the AdaPLD paper) and its ablations (its Table 4), all lossless and model-free.
-      {"adapld", "AdaPLD: lexical anchors, embedding fallback, hidden-state reranking; copy path, top-K branches, successors",
-       DraftModelUse::None, true, "", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }, ""},
-      {"adapld-lexical-only", "AdaPLD ablation: no semantic fallback", DraftModelUse::None, true, "",
-       [](Policy& p, const MethodContext& c) { build_adapld(p, c, false, true, true); }, "adapld"},
-      {"adapld-no-branches", "AdaPLD ablation: the main copy path only (no branches, no successors)", DraftModelUse::None, true, "",
-       [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, false, false); }, "adapld"},
-      {"adapld-no-successors", "AdaPLD ablation: copy path and branches, no successors", DraftModelUse::None, true, "",
-       [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, false); }, "adapld"},
+// How each method is built, by name; the catalog (method_catalog.cpp) holds what it is.
+using Build = std::function<void(Policy&, const MethodContext&)>;
+const std::map<std::string, Build>& builders() {
+  static const std::map<std::string, Build> table{
+      {"sd", build_sd},
+      {"sd-tree", build_sd_tree},
+      {"pld", build_pld},
+      {"sam", build_sam},
+      {"csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }},
+      {"csd-ocm-only", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }},
+      {"csd-scg-only", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }},
+      {"arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }},
+      {"arc-prune-only", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }},
+      {"arc-lts-only", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }},
+      {"respec", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }},
+      {"respec-no-trigger", [](Policy& p, const MethodContext& c) { build_respec(p, c, false, true, true); }},
+      {"respec-no-ema", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }},
+      {"respec-lossless", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }},
+      {"adapld", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }},
+      {"adapld-lexical-only", [](Policy& p, const MethodContext& c) { build_adapld(p, c, false, true, true); }},
+      {"adapld-no-branches", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, false, false); }},
+      {"adapld-no-successors", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, false); }},
   };
-  return methods;
+  return table;
 }
 
-std::string method_names_text() {
-  std::string text;
-  for (const MethodInfo& m : method_registry()) text += (text.empty() ? "" : ", ") + m.name;
-  return text;
-}
-
-const MethodInfo* lookup_method(const std::string& name) {
-  for (const MethodInfo& m : method_registry())
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
-const MethodInfo& find_method(const std::string& name) {
-  if (const MethodInfo* m = lookup_method(name)) return *m;
-  input_error("method", "unknown method '" + name + "' (known: " + method_names_text() + ")");
-}
+}  // namespace
 
 Policy make_policy(const std::string& method, const MethodContext& c) {
   const MethodInfo& info = find_method(method);
@@ -223,18 +180,19 @@ Policy make_policy(const std::string& method, const MethodContext& c) {
     input_error("draft model", "its vocabulary (" + std::to_string(c.draft->config().vocab_size) + ") differs from the target's (" +
                                    std::to_string(c.target.config().vocab_size) + ")");
   if (!info.calibration.empty()) require_calibration(c.artifact, info.calibration, method);
+  check_params(c.options, method_family(method), "method " + method);
 
   Policy policy;
   policy.method = method;
   policy.lossless = info.lossless;
-  if (!info.build) {
+  if (info.autoregressive) {
     policy.autoregressive = true;
     return policy;
   }
   // Only the optional fallback uses a draft the method does not need.
   MethodContext context = c;
   if (info.draft == DraftModelUse::None) context.draft = nullptr;
-  info.build(policy, context);
+  builders().at(method)(policy, context);
   if (c.options.adaptive_budget) {
     DraftBudgetOptions budget = c.options.budget;
     // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.

@@ -1,9 +1,8 @@
 #pragma once
-// Decoding methods by name. One table (method_registry()) says, per method, what it does,
-// whether it needs a draft model or a calibration artifact, whether it is lossless, and how to
-// build it: a drafter, an optional pruner, an acceptor and its draft limits (a Policy, design.md).
-// Help text, the draft-model rule and option checks come from the table: a new policy is one
-// file (its drafter, pruner or acceptor) plus one entry in method_registry.cpp.
+// Building a decoding method by name: its drafter, optional pruner, acceptor and draft limits (a
+// Policy, design.md) from the options and the artifact. What each method is (draft model,
+// calibration, lossless, family) is the catalog's (method_catalog.h). A new policy is one file (its
+// drafter, pruner or acceptor), one entry in the catalog and one in method_registry.cpp's builders.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "speculative/csd_acceptor.h"
 #include "speculative/draft_budget.h"
 #include "speculative/drafter.h"
+#include "speculative/method_catalog.h"
 #include "speculative/model_tree_drafter.h"
 #include "speculative/pld_drafter.h"
 #include "speculative/pruner.h"
@@ -34,12 +34,11 @@ struct MethodOptions {
   TreeDraftOptions tree;      // sd-tree and SAM's fallback
   PldOptions pld;
   SamOptions sam;
-  CsdOptions csd;             // lambda and tau: the artifact's thresholds unless set here
+  CsdOptions csd;             // lambda and tau (deploy_params puts an artifact's thresholds here)
   ArcPruneOptions arc_prune;  // arc, arc-prune-only: per-depth epsilon, entropy weight lambda
   double arc_theta = 0.3;     // arc, arc-lts-only: relax a rejected token when LTS >= theta
   RespecOptions respec;       // respec and its ablations
   AdaPldOptions adapld;       // adapld and its ablations
-  bool csd_lambda_set = false, csd_tau_set = false;
   // Cost-aware draft length (speculative/draft_budget.h): each step drafts at most the options
   // above allow, fewer when the measured cost curve says a longer draft does not pay. false:
   // always the full length (the reference methods' fixed lengths).
@@ -50,8 +49,6 @@ struct MethodOptions {
   std::optional<CostCurve> target_cost;
   std::optional<double> draft_ms_per_token;
 };
-
-enum class DraftModelUse { None, Required, Optional };
 
 // What a factory builds from.
 struct MethodContext {
@@ -77,29 +74,6 @@ struct Policy {
   std::vector<std::shared_ptr<const void>> owned;
   std::shared_ptr<CorrectionMemory> memory;  // CSD's correction memory, when the method has one
 };
-
-struct MethodInfo {
-  std::string name;
-  std::string summary;         // one line of help
-  DraftModelUse draft = DraftModelUse::None;
-  bool lossless = true;
-  // The calibration the method loads from the artifact ("" for none); required when set.
-  std::string calibration;
-  // Fills the policy's drafter, pruner, acceptor and limits; checks the options it uses
-  // (InputError naming the method and the field).
-  std::function<void(Policy&, const MethodContext&)> build;
-  // The method whose parameters and swept thresholds this one shares (an ablation's: "respec" for
-  // respec-no-ema); "" for the method's own name.
-  std::string family;
-};
-
-// Every method, in display order ("ar" first).
-const std::vector<MethodInfo>& method_registry();
-// The method's entry, or null when there is none.
-const MethodInfo* lookup_method(const std::string& name);
-// InputError "method: unknown method 'x' (known: ...)".
-const MethodInfo& find_method(const std::string& name);
-std::string method_names_text();  // "ar, sd, sd-tree, ..."
 
 // Builds a method: InputError for an unknown method, a missing draft model or artifact part, a
 // draft whose vocabulary differs from the target's, or an option out of range.

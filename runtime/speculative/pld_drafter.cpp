@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "speculative/method_params.h"
 #include "util/error.h"
 
 namespace specd {
@@ -23,10 +24,12 @@ uint64_t hash_ngram(const int32_t* tokens, int32_t n) {
 
 }  // namespace
 
-void validate(const PldOptions& options) {
-  if (options.min_ngram < 1) input_error("pld", "min_ngram must be at least 1");
-  if (options.max_ngram < options.min_ngram) input_error("pld", "max_ngram must be at least min_ngram");
-  if (options.num_pred_tokens < 1) input_error("pld", "num_pred_tokens must be at least 1");
+// Each value's range is the parameter table's (method_params.cpp); this adds how they relate.
+void validate(const PldOptions& pld) {
+  MethodOptions options;
+  options.pld = pld;
+  check_params(options, "pld", "pld");
+  if (pld.max_ngram < pld.min_ngram) input_error("pld", "max_ngram must be at least min_ngram");
 }
 
 PldDrafter::PldDrafter(PldOptions options) : options_(options) {

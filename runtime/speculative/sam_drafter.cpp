@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
-#include "util/error.h"
+#include "speculative/method_params.h"
 
 namespace specd {
 
-void validate(const SamOptions& options) {
-  if (options.n_predicts < 2) input_error("sam", "n_predicts must be at least 2 (it counts the root)");
-  if (options.len_threshold < 1) input_error("sam", "len_threshold must be at least 1");
-  if (options.len_bias < 0) input_error("sam", "len_bias must not be negative");
+// The ranges are the parameter table's (method_params.cpp).
+void validate(const SamOptions& sam) {
+  MethodOptions options;
+  options.sam = sam;
+  check_params(options, "sam", "sam");
 }
 
 SamDrafter::SamDrafter(SamOptions options, Drafter* fallback, const StaticSam* corpus)

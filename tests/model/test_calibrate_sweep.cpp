@@ -225,7 +225,9 @@ TEST_CASE("calibrate sweep: a bad --grid or --policy is refused in one line, lea
   refused("--grid match=middle", "--grid: match must be one of earliest, latest");
   refused("--grid tokens", "--grid: must be NAME=v1,v2,...");
   refused("--grid tokens=2,2", "given twice");
-  refused("--grid tokens=0", "--grid: tokens=0: pld: num_pred_tokens must be at least 1");  // built before measuring: validate() refuses it
+  refused("--grid tokens=0", "--grid: tokens must be in [1, 1024] (got 0)");  // the parameter table's range
+  // Values in range that do not go together: refused when the point's policy is built, before measuring.
+  refused("--grid min_ngram=1,5", "--grid: min_ngram=5: pld: max_ngram must be at least min_ngram");
   refused("--grid theta=0.1", "'theta' is not a parameter of pld");
   refused("", "--grid: give at least one");
   require_one_line_error(run_cli("calibrate sweep --policy ar --grid tokens=1 --out " + out), "--policy: ar has no parameters");

@@ -3,8 +3,10 @@
 // over the artifact's swept threshold over the default, saying which it used.
 #include "catch_torch.h"
 
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "artifact/artifact.h"
 #include "speculative/method_params.h"
@@ -95,4 +97,53 @@ TEST_CASE("an ablation deploys its family's thresholds", "[params]") {
     deploy_params(options, method, &artifact, {});
     CHECK(options.arc_theta == 0.5);
   }
+}
+
+TEST_CASE("each parameter's range is checked wherever a value comes from: flag, grid, artifact, code", "[params]") {
+  const MethodParam* tau = find_param("csd", "tau");
+  const MethodParam* lambda = find_param("csd", "lambda");
+  const MethodParam* gamma = find_param("sd", "gamma");
+  REQUIRE(tau);
+  REQUIRE(lambda);
+  REQUIRE(gamma);
+  CHECK(tau->range_text() == "(0, 1]");
+  CHECK(lambda->range_text() == ">= 1");
+  CHECK(parse_param_value(*tau, "1", "--csd-tau") == 1);  // closed end
+  CHECK_THROWS_WITH(parse_param_value(*tau, "0", "--csd-tau"), "--csd-tau: tau must be in (0, 1] (got 0)");  // open end
+  CHECK_THROWS_WITH(parse_param_value(*lambda, "0", "--csd-lambda"), "--csd-lambda: lambda must be at least 1 (got 0)");
+  CHECK_THROWS_WITH(parse_param_value(*gamma, "1025", "--gamma"), "--gamma: gamma must be in [1, 1024] (got 1025)");
+  // An integer that passes its declared range but not its field's type is refused, not wrapped.
+  CHECK_THROWS_WITH(parse_param_value(*lambda, "1e30", "--csd-lambda"), Catch::StartsWith("--csd-lambda: lambda does not fit its field"));
+  const MethodParam* branches = find_param("adapld", "branches");
+  REQUIRE(branches);
+  CHECK_THROWS_WITH(parse_param_value(*branches, "3000000000", "--grid"), Catch::StartsWith("--grid: branches does not fit its field"));
+
+  Artifact artifact;
+  artifact.thresholds = {{"csd", "tau", 1.5, "hand-edited"}};
+  MethodOptions options;
+  CHECK_THROWS_WITH(deploy_params(options, "csd", &artifact, {}), "artifact threshold csd.tau: tau must be in (0, 1] (got 1.5)");
+  CHECK_NOTHROW(deploy_params(options, "csd", &artifact, {"csd-tau"}));  // a typed flag replaces it unread
+
+  MethodOptions built;  // options made in code, as a library user would
+  built.respec.alpha = 0;
+  CHECK_THROWS_WITH(check_params(built, "respec", "method respec"), "method respec: alpha must be in (0, 1] (got 0)");
+  CHECK_NOTHROW(check_params(built, "pld", "method pld"));  // another family's value is not its concern
+  for (const MethodParam& p : method_params()) {  // every default is in its own range
+    CAPTURE(p.name);
+    CHECK_NOTHROW(p.check(p.get(MethodOptions{}), "default"));
+  }
+}
+
+TEST_CASE("docs/methods.md holds the parameter table as the declarations make it", "[params][docs]") {
+  std::ifstream in(std::string(SPECD_SOURCE_DIR) + "/docs/methods.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string begin = "<!-- specd methods --markdown: begin -->\n", end = "<!-- specd methods --markdown: end -->";
+  const size_t from = doc.find(begin), to = doc.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  // On a difference: build/cli/specd methods --markdown prints the table to paste between the markers.
+  CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == params_markdown());
 }

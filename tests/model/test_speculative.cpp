@@ -167,7 +167,7 @@ TEST_CASE("unknown methods and inconsistent drafts are refused naming the option
   deep.adapld.layer = static_cast<int32_t>(cfg.num_hidden_layers);  // the last layer's output is allowed
   CHECK_NOTHROW(make("adapld", nullptr, deep));
   deep.adapld.tau_sim = 2;
-  CHECK_THROWS_WITH(make("adapld", nullptr, deep), "adapld: tau_sim must be in [-1, 1]");
+  CHECK_THROWS_WITH(make("adapld", nullptr, deep), "method adapld: tau_sim must be in [-1, 1] (got 2)");
   for (const MethodInfo& m : method_registry()) {
     CAPTURE(m.name);
     const bool lossy = m.name.rfind("csd", 0) == 0 || m.name == "arc" || m.name == "arc-lts-only" ||
@@ -188,7 +188,6 @@ TEST_CASE("csd with lambda = infinity is sd token for token, at T=0 and when sam
   options.gamma = 4;
   options.adaptive_budget = false;
   options.csd.lambda = std::numeric_limits<int64_t>::max();
-  options.csd_lambda_set = true;
   const std::vector<int32_t> prompt{3, 1, 4, 1, 5, 9, 2, 6};
   for (double temperature : {0.0, 0.8}) {
     GenerateOptions generate;
@@ -221,7 +220,6 @@ TEST_CASE("csd rescues rejected drafts: more accepted, marked in the steps, outp
   options.gamma = 4;
   options.adaptive_budget = false;
   options.csd = CsdOptions{1, 1e-6};  // every rejection of a near-enough token is rescued
-  options.csd_lambda_set = options.csd_tau_set = true;
   GenerateOptions generate;
   generate.max_new_tokens = 40;
   const std::vector<int32_t> prompt{3, 1, 4, 1, 5, 9, 2, 6};
