@@ -1,115 +1,18 @@
 #include "arc_deploy_audit.h"
 
-#include <map>
+#include <cstdint>
 
-#include <nlohmann/json.hpp>
-
-#include "calibrate/arc_samples.h"
 #include "model/llama_model.h"
 #include "model_files.h"
-#include "speculative/method_catalog.h"
-#include "stats/arc_fit.h"
-#include "trace/trace_reader.h"
-#include "util/error.h"
-#include "util/progress.h"
 #include "workload/workload.h"
 
 namespace specd::cli {
-namespace {
-
-// The relaxed tokens of one request as sites: positions from the steps' accepted lengths.
-std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64_t request, int64_t prompt_tokens, int64_t sequence_length) {
-  std::vector<ArcSite> sites;
-  int64_t root = prompt_tokens;
-  int32_t step = 0;
-  for (const StepTraceRow& row : steps) {
-    if (row.request != request) continue;
-    if (!row.record.detail.empty()) {
-      const nlohmann::json detail = nlohmann::json::parse(row.record.detail);
-      if (detail.contains("acceptance") && detail["acceptance"].contains("lts"))
-        for (const auto& node : detail["acceptance"]["lts"]) {
-          if (!node.value("relaxed", false)) continue;
-          const int32_t depth = node.at("depth").get<int32_t>();
-          if (root + depth >= sequence_length) continue;  // the text ended inside the step
-          sites.push_back(ArcSite{step, depth, root + depth, root, node.at("token").get<int32_t>()});
-        }
-    }
-    root += row.record.accepted_length + 1;
-    ++step;
-  }
-  return sites;
-}
-
-bool is_arc_run(const TraceRun& run, int64_t wanted) {
-  return wanted ? run.id == wanted : uses_calibration(run.info.method, kArcPolicy);
-}
-
-}  // namespace
 
 ArcDeployAudit arc_deploy_audit(const ArcDeployArgs& args, const ArcCalibration& arc, bool require_runs) {
-  struct FileRuns {
-    std::string path;
-    std::vector<TraceRun> runs;
-  };
-  std::vector<FileRuns> files;
-  int64_t total_requests = 0;
-  for (const std::string& path : args.traces) {
-    TraceReader reader(path);
-    FileRuns f{path, {}};
-    for (const TraceRun& run : reader.runs())
-      if (is_arc_run(run, args.run)) {
-        f.runs.push_back(run);
-        total_requests += run.requests;
-      }
-    if (f.runs.empty() && require_runs)
-      input_error(path, args.run ? "has no run " + std::to_string(args.run) : "holds no arc or arc-lts-only run");
-    if (!f.runs.empty()) files.push_back(std::move(f));
-  }
-  ArcDeployAudit result;
-  if (files.empty()) return result;
-
-  ModelFiles model = open_model_files(args.target_dir, "", args.device);
-  std::map<std::string, WorkloadItem> items;
-  for (const WorkloadItem& item : read_workload_suite(args.workloads_dir, {}, INT64_MAX)) items[item.id] = item;
-
-  ArcSampleOptions options;
-  options.run.sampling.temperature = arc.provenance.temperature;
-  options.run.sampling.top_k = static_cast<int>(arc.provenance.top_k);
-  options.run.sampling.top_p = arc.provenance.top_p;
-  options.top_k = arc.top_k;
-  options.mu = arc.mu;
-  options.epsilon = arc.epsilon;
-  std::vector<ArcSample> samples;
-  std::map<int32_t, std::string> categories;
-  Progress progress(total_requests, "audit arc", "requests");
-  int32_t index = 0;
-  for (const FileRuns& f : files) {
-    TraceReader reader(f.path);
-    for (const TraceRun& run : f.runs) {
-      ++result.runs;
-      const std::vector<StepTraceRow> steps = reader.steps(run.id);
-      for (const TraceRequest& request : reader.requests(run.id)) {
-        auto item = items.find(request.info.workload);
-        if (item == items.end() || item->second.turns.size() != 1) {
-          ++result.skipped;
-          progress.step("request");
-          continue;
-        }
-        std::vector<int32_t> sequence = model.tokenizer.encode(item->second.turns.front(), /*add_special_tokens=*/true);
-        const int64_t prompt_tokens = static_cast<int64_t>(sequence.size());
-        sequence.insert(sequence.end(), request.outcome.output_tokens.begin(), request.outcome.output_tokens.end());
-        const std::vector<ArcSite> sites = relaxed_sites(steps, request.info.index, prompt_tokens, static_cast<int64_t>(sequence.size()));
-        categories[index] = request.info.category;
-        for (ArcSample& s : measure_arc_sites(*model.model, arc.whitening, options, index, sequence, sites, /*held_out=*/false))
-          samples.push_back(s);
-        ++index;
-        progress.step("request");
-      }
-    }
-  }
-  progress.done();
-  result.rows = audit_arc(samples, arc.constants, categories, /*held_out=*/false);
-  return result;
+  const ArcDeployRuns runs = find_arc_runs(args.traces, args.run, require_runs);
+  if (runs.files.empty()) return {};
+  ModelFiles model = open_model_files(args.target_dir, "", args.device);  // loaded only when there is something to audit
+  return audit_arc_deploy(runs, *model.model, model.tokenizer, read_workload_suite(args.workloads_dir, {}, INT64_MAX), arc);
 }
 
 }  // namespace specd::cli

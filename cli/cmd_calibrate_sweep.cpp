@@ -1,8 +1,8 @@
 // specd calibrate sweep: a method family's parameters over a grid, each point measured against AR
 // on the calibration prompts (calibrate/sweep_runs.h); the runs and the chosen point go into the
 // pair's artifact, whose thresholds `generate/bench --artifact` then deploy
-// (speculative/method_params.h). The choice rule is calibrate/sweep_choice.h. Parsing, the plan,
-// the journal and printing here.
+// (speculative/method_params.h). The plan, its runs and the journal are calibrate/sweep_plan.h,
+// the choice rule calibrate/sweep_choice.h; options, loading and printing here.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,85 +14,18 @@
 #include "artifact/artifact_reader.h"
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
-#include "calibrate/sweep_choice.h"
-#include "calibrate/sweep_runs.h"
+#include "calibrate/sweep_plan.h"
 #include "calibrate_common.h"
 #include "commands.h"
 #include "method_options.h"
 #include "model/llama_model.h"
 #include "model_files.h"
 #include "options.h"
-#include "speculative/draft_model_runner.h"
 #include "util/error.h"
 #include "util/progress.h"
 
 namespace specd::cli {
 namespace {
-
-// One --grid NAME=v1,v2,...: the family's parameter and its values as typed.
-SweepAxis parse_axis(const std::string& family, const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) input_error("--grid", "must be NAME=v1,v2,... (got '" + text + "')");
-  const std::string name = text.substr(0, eq);
-  const MethodParam* param = find_param(family, name);
-  if (!param) {
-    std::string known;
-    for (const MethodParam* p : params_of(family)) known += (known.empty() ? "" : ", ") + p->name;
-    input_error("--grid", "'" + name + "' is not a parameter of " + family + " (known: " + known + ")");
-  }
-  SweepAxis axis;
-  axis.name = name;
-  std::string rest = text.substr(eq + 1);
-  size_t start = 0;
-  while (true) {
-    const size_t comma = rest.find(',', start);
-    const std::string value = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (value.empty()) input_error("--grid", name + ": an empty value in '" + text + "'");
-    const double parsed = parse_param_value(*param, value, "--grid");
-    if (std::find(axis.values.begin(), axis.values.end(), parsed) != axis.values.end())
-      input_error("--grid", name + ": the value '" + value + "' is given twice");
-    axis.values.push_back(parsed);
-    axis.texts.push_back(param_value_text(*param, parsed));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return axis;
-}
-
-// The grid's points, the first axis varying slowest: value indices per axis.
-std::vector<std::vector<size_t>> grid_points(const std::vector<SweepAxis>& grid) {
-  std::vector<std::vector<size_t>> points{{}};
-  for (const SweepAxis& axis : grid) {
-    std::vector<std::vector<size_t>> next;
-    for (const auto& p : points)
-      for (size_t v = 0; v < axis.values.size(); ++v) {
-        next.push_back(p);
-        next.back().push_back(v);
-      }
-    points = std::move(next);
-  }
-  return points;
-}
-
-struct PlannedRun {
-  int32_t index = 0;
-  std::vector<double> values;
-  std::string point;
-};
-
-std::string point_text(const std::string& family, const std::vector<SweepAxis>& grid, const std::vector<double>& values) {
-  std::string text;
-  for (size_t i = 0; i < grid.size(); ++i)
-    text += (text.empty() ? "" : " ") + grid[i].name + "=" + param_value_text(*find_param(family, grid[i].name), values[i]);
-  return text;
-}
-
-MethodOptions options_at(const MethodOptions& base, const std::string& family, const std::vector<SweepAxis>& grid,
-                         const std::vector<double>& values) {
-  MethodOptions options = base;
-  for (size_t i = 0; i < grid.size(); ++i) find_param(family, grid[i].name)->set(options, values[i]);
-  return options;
-}
 
 std::string fixed(double value, int digits) {
   char text[64];
@@ -167,28 +100,8 @@ int run_calibrate_sweep(const Args& args) {
   if (family != policy)
     input_error("--policy", policy + " shares the parameters of " + family + ", whose sweep it deploys: sweep --policy " + family);
   if (info.autoregressive) input_error("--policy", policy + " has no parameters to sweep");
-  if (grid_texts.empty()) input_error("--grid", "give at least one NAME=v1,v2,... (parameters of " + family + ")");
-  std::vector<SweepAxis> grid;
-  for (const std::string& text : grid_texts) {
-    SweepAxis axis = parse_axis(family, text);
-    for (const SweepAxis& other : grid)
-      if (other.name == axis.name) input_error("--grid", axis.name + " is given twice");
-    grid.push_back(std::move(axis));
-  }
-
   // The base point: the options as given (defaults and typed flags), no artifact thresholds.
-  const MethodOptions base = deployed_options(m, family, nullptr);
-  std::vector<PlannedRun> plan;
-  {
-    std::vector<double> values;
-    for (const SweepAxis& axis : grid) values.push_back(find_param(family, axis.name)->get(base));
-    plan.push_back({0, values, point_text(family, grid, values)});
-    for (const std::vector<size_t>& point : grid_points(grid)) {
-      values.clear();
-      for (size_t i = 0; i < grid.size(); ++i) values.push_back(grid[i].values[point[i]]);
-      plan.push_back({static_cast<int32_t>(plan.size()), values, point_text(family, grid, values)});
-    }
-  }
+  const SweepPlan plan = plan_sweep(family, grid_texts, deployed_options(m, family, nullptr));
   CalibrationProvenance provenance;
   std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "sweep"));
   if (a.max_new_tokens > 0)
@@ -198,8 +111,8 @@ int run_calibrate_sweep(const Args& args) {
   provenance.top_k = sampling.top_k;
   provenance.top_p = sampling.top_p;
   nlohmann::json base_json = nlohmann::json::object(), grid_json = nlohmann::json::object();
-  for (const MethodParam* p : params_of(family)) base_json[p->name] = param_value_text(*p, p->get(base));
-  for (const SweepAxis& axis : grid) grid_json[axis.name] = axis.texts;
+  for (const MethodParam* p : params_of(family)) base_json[p->name] = param_value_text(*p, p->get(plan.base));
+  for (const SweepAxis& axis : plan.grid) grid_json[axis.name] = axis.texts;
   provenance.options = {{"family", family}, {"grid", grid_json}, {"base", base_json}, {"repeats", repeats}, {"max_new_tokens", a.max_new_tokens}};
 
   const bool needs_draft = info.draft != DraftModelUse::None;
@@ -225,74 +138,29 @@ int run_calibrate_sweep(const Args& args) {
   setup.sampling = sampling;
   setup.stop_tokens = files.stop_tokens;
 
-  // Every point must build before anything is measured (a bad value fails now, naming --grid).
-  std::vector<PlannedRun> owned;
-  for (const PlannedRun& run : plan) {
-    MethodOptions options = options_at(base, family, grid, run.values);
-    options.adaptive_budget = false;  // no cost curve to measure for a check
-    auto build = [&] {
-      MethodContext context{*files.model, draft, sampling, options, policy_artifact, setup.artifact_name};
-      const Policy built = make_policy(family, context);
-      if (built.max_nodes > DraftModelRunner::kTreeRows)
-        input_error("method " + family, "drafts " + std::to_string(built.max_nodes) + " nodes a step; the most is " +
-                                            std::to_string(DraftModelRunner::kTreeRows));
-    };
-    if (run.index == 0) {
-      build();  // the base point: its errors are the options' own (a missing calibration, a bad flag)
-    } else {
-      try {
-        build();
-      } catch (const InputError& e) {
-        input_error("--grid", run.point + ": " + e.what());
-      }
-    }
-    if (run.index % a.shard_count == a.shard_index) owned.push_back(run);
-  }
-
+  check_sweep_plan(plan, setup);  // every point builds before anything is measured
   CalibrationJournal journal(a.out + ".sweep-journal.sqlite", identity("sweep", artifact, provenance), a.resume);
-  std::set<int32_t> finished;
-  for (const SweepRun& r : journal.sweep_runs()) finished.insert(r.index);
-  std::vector<PlannedRun> todo;
-  for (const PlannedRun& run : owned)
-    if (!finished.count(run.index)) todo.push_back(run);
-  if (!finished.empty()) std::fprintf(stderr, "calibrate sweep: resuming, %zu of %zu runs already done\n", finished.size(), owned.size());
-  Progress progress(static_cast<int64_t>(todo.size()) * sweep_run_requests(setup), "calibrate sweep " + family, "requests");
-  for (const PlannedRun& run : todo) {
-    progress.note("run " + std::to_string(run.index) + " of " + std::to_string(plan.size()) + ": " + run.point);
-    journal.record_sweep_run(measure_sweep_run(setup, run.index, options_at(base, family, grid, run.values), run.values, run.point, progress));
-  }
-  progress.done();
+  run_sweep(plan, setup, a.shard_index, a.shard_count, journal);
 
   SweepCalibration sweep;
   sweep.provenance = provenance;
   sweep.family = family;
   sweep.lossless = info.lossless;
-  sweep.grid = grid;
-  sweep.planned_runs = static_cast<int32_t>(plan.size());
+  sweep.grid = plan.grid;
+  sweep.planned_runs = static_cast<int32_t>(plan.runs.size());
   sweep.max_nll_increase = max_nll_increase;
   sweep.min_chrf = min_chrf;
   sweep.runs = journal.sweep_runs();
   for (const SweepRun& r : sweep.runs) sweep.provenance.wall_s += r.wall_s;
-  artifact.sweeps.erase(std::remove_if(artifact.sweeps.begin(), artifact.sweeps.end(), [&](const SweepCalibration& s) { return s.family == family; }),
-                        artifact.sweeps.end());
-  SweepChoice choice;
-  if (a.shard_count == 1) {
-    choice = apply_sweep_choice(artifact, sweep);
-  } else {
-    // A shard's runs are part of the choice's input: `artifact merge` chooses over all of them.
-    sweep.choice = "a shard: chosen when the shards are merged (specd artifact merge)";
-    artifact.thresholds.erase(std::remove_if(artifact.thresholds.begin(), artifact.thresholds.end(),
-                                             [&](const Threshold& t) { return replaced_by(sweep, t); }),
-                              artifact.thresholds.end());
-  }
-  artifact.sweeps.push_back(sweep);
+  const SweepChoice choice = store_sweep(artifact, sweep, a.shard_count > 1);
+  const SweepCalibration& stored = artifact.sweeps.back();
   write_artifact(a.out, artifact);
   journal.remove();
 
   std::printf("wrote %s: sweep of %s (%s), %zu of %zu runs, shard %d/%d, %zu prompts, T=%.2f, %d repeats\n", a.out.c_str(), family.c_str(),
               info.lossless ? "lossless: the fastest run is chosen" : "lossy: the fastest run within the drift bounds is chosen",
-              sweep.runs.size(), plan.size(), a.shard_index, a.shard_count, items.size(), sampling.temperature, repeats);
-  print_runs(sweep);
+              stored.runs.size(), plan.runs.size(), a.shard_index, a.shard_count, items.size(), sampling.temperature, repeats);
+  print_runs(stored);
   if (a.shard_count > 1) {
     std::printf("  a shard: the run to deploy is chosen when the shards are merged (specd artifact merge)\n");
     return 0;

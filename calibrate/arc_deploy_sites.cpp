@@ -1,0 +1,106 @@
+#include "calibrate/arc_deploy_sites.h"
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/arc_samples.h"
+#include "model/llama_model.h"
+#include "speculative/method_catalog.h"
+#include "stats/arc_fit.h"
+#include "tokenizer/tokenizer.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace specd {
+namespace {
+
+// The relaxed tokens of one request as sites: positions from the steps' accepted lengths.
+std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64_t request, int64_t prompt_tokens, int64_t sequence_length) {
+  std::vector<ArcSite> sites;
+  int64_t root = prompt_tokens;
+  int32_t step = 0;
+  for (const StepTraceRow& row : steps) {
+    if (row.request != request) continue;
+    if (!row.record.detail.empty()) {
+      const nlohmann::json detail = nlohmann::json::parse(row.record.detail);
+      if (detail.contains("acceptance") && detail["acceptance"].contains("lts"))
+        for (const auto& node : detail["acceptance"]["lts"]) {
+          if (!node.value("relaxed", false)) continue;
+          const int32_t depth = node.at("depth").get<int32_t>();
+          if (root + depth >= sequence_length) continue;  // the text ended inside the step
+          sites.push_back(ArcSite{step, depth, root + depth, root, node.at("token").get<int32_t>()});
+        }
+    }
+    root += row.record.accepted_length + 1;
+    ++step;
+  }
+  return sites;
+}
+
+}  // namespace
+
+ArcDeployRuns find_arc_runs(const std::vector<std::string>& traces, int64_t wanted, bool require_runs) {
+  ArcDeployRuns found;
+  for (const std::string& path : traces) {
+    TraceReader reader(path);
+    ArcDeployRuns::File f{path, {}};
+    for (const TraceRun& run : reader.runs())
+      if (wanted ? run.id == wanted : uses_calibration(run.info.method, kArcPolicy)) {
+        f.runs.push_back(run);
+        found.requests += run.requests;
+      }
+    if (f.runs.empty() && require_runs)
+      input_error(path, wanted ? "has no run " + std::to_string(wanted) : "holds no arc or arc-lts-only run");
+    if (!f.runs.empty()) found.files.push_back(std::move(f));
+  }
+  return found;
+}
+
+ArcDeployAudit audit_arc_deploy(const ArcDeployRuns& runs, const LlamaModel& target, const Tokenizer& tokenizer,
+                                const std::vector<WorkloadItem>& workloads, const ArcCalibration& arc) {
+  ArcDeployAudit result;
+  std::map<std::string, WorkloadItem> items;
+  for (const WorkloadItem& item : workloads) items[item.id] = item;
+
+  ArcSampleOptions options;
+  options.run.sampling.temperature = arc.provenance.temperature;
+  options.run.sampling.top_k = static_cast<int>(arc.provenance.top_k);
+  options.run.sampling.top_p = arc.provenance.top_p;
+  options.top_k = arc.top_k;
+  options.mu = arc.mu;
+  options.epsilon = arc.epsilon;
+  std::vector<ArcSample> samples;
+  std::map<int32_t, std::string> categories;
+  Progress progress(runs.requests, "audit arc", "requests");
+  int32_t index = 0;
+  for (const ArcDeployRuns::File& f : runs.files) {
+    TraceReader reader(f.path);
+    for (const TraceRun& run : f.runs) {
+      ++result.runs;
+      const std::vector<StepTraceRow> steps = reader.steps(run.id);
+      for (const TraceRequest& request : reader.requests(run.id)) {
+        auto item = items.find(request.info.workload);
+        if (item == items.end() || item->second.turns.size() != 1) {
+          ++result.skipped;
+          progress.step("request");
+          continue;
+        }
+        std::vector<int32_t> sequence = tokenizer.encode(item->second.turns.front(), /*add_special_tokens=*/true);
+        const int64_t prompt_tokens = static_cast<int64_t>(sequence.size());
+        sequence.insert(sequence.end(), request.outcome.output_tokens.begin(), request.outcome.output_tokens.end());
+        const std::vector<ArcSite> sites = relaxed_sites(steps, request.info.index, prompt_tokens, static_cast<int64_t>(sequence.size()));
+        categories[index] = request.info.category;
+        for (ArcSample& s : measure_arc_sites(target, arc.whitening, options, index, sequence, sites, /*held_out=*/false))
+          samples.push_back(s);
+        ++index;
+        progress.step("request");
+      }
+    }
+  }
+  progress.done();
+  result.rows = audit_arc(samples, arc.constants, categories, /*held_out=*/false);
+  return result;
+}
+
+}  // namespace specd
