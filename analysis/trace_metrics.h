@@ -12,7 +12,7 @@
 
 #include "analysis/report_inputs.h"
 #include "bench/quality.h"
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 #include "stats/intervals.h"
 
 namespace specd::report {

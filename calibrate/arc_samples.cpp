@@ -7,7 +7,7 @@
 
 #include "model/llama_model.h"
 #include "sampling/sampler.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "speculative/step_metrics.h"
 #include "stats/divergence.h"
 #include "tokenizer/tokenizer.h"

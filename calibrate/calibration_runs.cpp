@@ -4,7 +4,7 @@
 
 #include "decode/autoregressive.h"
 #include "model/llama_model.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 

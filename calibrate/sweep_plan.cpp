@@ -82,6 +82,11 @@ SweepPlan plan_sweep(const std::string& family, const std::vector<std::string>& 
       if (other.name == axis.name) input_error("--grid", axis.name + " is given twice");
     plan.grid.push_back(std::move(axis));
   }
+  // Counted before the points are expanded: a grid's size is the product of its axes' lengths.
+  size_t points = 1;
+  for (const SweepAxis& axis : plan.grid)
+    if (__builtin_mul_overflow(points, axis.values.size(), &points) || points > kMostSweepPoints)
+      input_error("--grid", "more than " + std::to_string(kMostSweepPoints) + " points (each is a measured run over every prompt): sweep fewer values");
   std::vector<double> values;
   for (const SweepAxis& axis : plan.grid) values.push_back(find_param(family, axis.name)->get(base));
   plan.runs.push_back({0, values, point_text(family, plan.grid, values)});

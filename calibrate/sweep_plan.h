@@ -5,6 +5,7 @@
 // before anything is measured, the runs a shard owns measured (calibrate/sweep_runs.h) into the
 // resumable journal, and the finished sweep stored in the artifact with its choice
 // (calibrate/sweep_choice.h).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@
 #include "calibrate/calibration_journal.h"
 #include "calibrate/sweep_choice.h"
 #include "calibrate/sweep_runs.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "util/progress.h"
 
 namespace specd {
@@ -33,8 +34,13 @@ struct SweepPlan {
   MethodOptions options_at(const PlannedRun& run) const;
 };
 
+// The most grid points a sweep plans; each is a run over every calibration prompt, so a larger
+// grid is a typo or days of work, refused before it is expanded.
+inline constexpr size_t kMostSweepPoints = 10000;
+
 // Parses one --grid text per axis: InputError naming --grid for an unknown parameter, a value
-// that is not one (or out of its range), a value or axis given twice, or no axis.
+// that is not one (or out of its range), a value or axis given twice, no axis, or more than
+// kMostSweepPoints points.
 SweepPlan plan_sweep(const std::string& family, const std::vector<std::string>& grid_texts, const MethodOptions& base);
 
 // Builds every run's policy (fixed budget, nothing measured): the base point's errors are the

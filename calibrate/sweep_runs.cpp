@@ -3,7 +3,7 @@
 #include <chrono>
 #include <map>
 
-#include "bench/forward_cost.h"
+#include "decode/forward_cost.h"
 #include "bench/method_comparison.h"
 #include "bench/quality.h"
 #include "model/llama_model.h"

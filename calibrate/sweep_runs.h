@@ -8,7 +8,7 @@
 
 #include "artifact/artifact.h"
 #include "sampling/sampler.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "util/progress.h"
 #include "workload/workload.h"
 

@@ -13,11 +13,11 @@
 #include <optional>
 #include <random>
 
-#include "bench/forward_cost.h"
+#include "decode/forward_cost.h"
 #include "bench/forward_traffic.h"
 #include "bench/kv_precision.h"
 #include "bench/machine_limits.h"
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 #include "decode/autoregressive.h"
 #include "model/cpu_threads.h"
 #include "model/kv_memory.h"

@@ -12,7 +12,7 @@
 
 #include "artifact/artifact.h"
 #include "bench/drafting_stats.h"
-#include "bench/forward_cost.h"
+#include "decode/forward_cost.h"
 #include "bench/method_comparison.h"
 #include "calibrate/memory_update.h"
 #include "commands.h"

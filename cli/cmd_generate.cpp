@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "decode/autoregressive.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "decode/speculative.h"
 #include "decode/text_stream.h"
 #include "artifact/artifact.h"

@@ -6,7 +6,7 @@
 #include "method_options.h"
 #include "options.h"
 #include "speculative/method_params.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 
 namespace specd::cli {
 

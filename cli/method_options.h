@@ -9,7 +9,7 @@
 
 #include "options.h"
 #include "speculative/method_params.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 
 namespace specd {
 struct Artifact;

@@ -23,7 +23,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 build_sanitize() {
   cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
-    -DSPECD_SANITIZE=ON -DSPECD_NATIVE=OFF >/dev/null
+    -DSPECD_SANITIZE=ON -DSPECD_NATIVE=OFF -DSPECD_WITH_TORCH=ON >/dev/null
   cmake --build build-sanitize -j "$jobs"
 }
 build_tsan() {

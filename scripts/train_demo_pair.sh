@@ -60,105 +60,12 @@ echo "== eval ==" >&2
   --tokens "$eval_tokens" --threads "$threads" --json > "$state/pair_eval.json"
 
 echo "== samples ==" >&2
-prompts=("import os
-import sys
-
-
-def main():
-" "The Debian package management system" "The :mod:\`json\` module")
-: > "$state/samples.txt"
-for prompt in "${prompts[@]}"; do
-  continuation=$("$specd_bin" generate --model "$target" --prompt "$prompt" --max-new-tokens 80 --threads "$threads" 2>/dev/null)
-  printf '%s\n' "$prompt$continuation" | node -e '
-    const text = require("fs").readFileSync(0, "utf8");
-    process.stdout.write(JSON.stringify(text.replace(/\n$/, "")) + "\n");' >> "$state/samples.txt"
-done
+source scripts/lib/pair_samples.sh
+write_samples "$specd_bin" "$target" "$threads" "$state/samples.txt"
 
 echo "== model cards ==" >&2
-cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-node - "$target" "$draft" "$state" "$(nproc)" "$cpu" "$threads" <<'EOF'
-const fs = require('fs');
-const [targetDir, draftDir, stateDir, cores, cpu, threads] = process.argv.slice(2);
-const read = (f) => JSON.parse(fs.readFileSync(f, 'utf8'));
-const pair = read(`${stateDir}/pair_eval.json`);
-const manifest = read('data/corpus/MANIFEST.json');
-const samples = fs.readFileSync(`${stateDir}/samples.txt`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-const fixed = (x, n) => Number(x).toFixed(n);
-const minutes = (s) => `${fixed(s / 60, 1)} min`;
-
-function card(dir, role, other) {
-  const run = read(`${dir}/training.json`);
-  const cfg = read(`${dir}/config.json`);
-  const r = run.recipe;
-  const rates = run.history.filter((h) => h.tokens_per_second).map((h) => h.tokens_per_second);
-  const meanRate = rates.reduce((a, b) => a + b, 0) / Math.max(1, rates.length);
-  const evals = run.history.filter((h) => h.eval_loss !== undefined);
-  const split = manifest.splits.train;
-  const lines = [
-    `# demo-${role}`,
-    '',
-    role === 'target'
-      ? 'The demo target model of specd: a small Llama trained from scratch on CPU, the default model of `specd generate` and `specd bench`.'
-      : `The demo draft model of specd: a smaller Llama with the target's tokenizer${r.distill_from ? ', distilled from `demo-target`' : ''}, used to draft for it.`,
-    'A toy for exercising speculative decoding on real text and code, not a useful language model.',
-    '',
-    '## Architecture',
-    '',
-    '| | |',
-    '|---|---|',
-    `| type | Llama (\`model_type\` llama), tied input/output embeddings |`,
-    `| parameters | ${run.parameters.toLocaleString('en-US')} |`,
-    `| layers, hidden, ffn | ${cfg.num_hidden_layers}, ${cfg.hidden_size}, ${cfg.intermediate_size} |`,
-    `| attention heads, kv heads, head dim | ${cfg.num_attention_heads}, ${cfg.num_key_value_heads}, ${cfg.head_dim} |`,
-    `| context | ${cfg.max_position_embeddings} tokens, RoPE θ ${cfg.rope_theta} |`,
-    `| vocabulary | ${cfg.vocab_size} (\`data/tokenizer/tokenizer.json\`, byte-level BPE), \`<|endoftext|>\` = ${cfg.eos_token_id} is BOS and EOS |`,
-    `| weights | \`model.safetensors\`, ${cfg.torch_dtype} |`,
-    '',
-    '## Training data',
-    '',
-    `The train split of the demo corpus (\`data/corpus/\`, see its README and MANIFEST.json): ${split.documents} documents ` +
-      `(${Object.entries(split.documents_by_source).map(([k, v]) => `${v} ${k}`).join(', ')}), ` +
-      `${fixed(split.bytes / 1e6, 2)} MB, ${r.train_tokens.toLocaleString('en-US')} tokens; sha256 of train.txt ${split.sha256}. ` +
-      'Sources: the Python 3.11 standard library and documentation sources (PSF-2.0) and the Debian Reference (GPL-2+), from Debian 12 packages.',
-    '',
-    '## Training',
-    '',
-    '| | |',
-    '|---|---|',
-    `| steps × tokens | ${r.steps} × ${r.batch * r.seq} (${r.batch} windows of ${r.seq}) = ${run.tokens_trained.toLocaleString('en-US')} tokens (${fixed(run.tokens_trained / r.train_tokens, 2)} epochs) |`,
-    `| objective | ${r.distill_from ? `(1 − ${r.distill_weight}) · cross-entropy + ${r.distill_weight} · KL(target ‖ draft), teacher \`${r.distill_from}\` frozen` : 'cross-entropy (next token)'} |`,
-    `| optimizer | AdamW, β (0.9, 0.95), weight decay ${r.weight_decay} on matrices, gradient clip ${r.clip} |`,
-    `| learning rate | linear warmup over ${r.warmup} steps to ${r.lr}, cosine decay to ${r.min_lr} |`,
-    `| time | ${minutes(run.train_seconds)} on ${threads} of ${cores} cores of an ${cpu}, ${Math.round(meanRate)} tokens/s mean |`,
-    `| seed | ${r.seed} |`,
-    '',
-    `Evaluation loss during training (${run.eval_tokens.toLocaleString('en-US')} tokens of the eval split, nats/token): ` +
-      evals.map((e) => `step ${e.step}: ${fixed(e.eval_loss, 3)}`).join(', ') + '.',
-    '',
-    '## Evaluation',
-    '',
-    `On ${pair.tokens.toLocaleString('en-US')} tokens of the eval split (held-out documents), ${pair.chunks} chunks of up to ${pair.context} tokens, with specd's runtime forward:`,
-    '',
-    '| model | parameters | NLL (nats/token) | perplexity |',
-    '|---|---|---|---|',
-    `| demo-target | ${pair.target.parameters.toLocaleString('en-US')} | ${fixed(pair.target.nll_nats_per_token, 3)} | ${fixed(pair.target.perplexity, 2)} |`,
-    `| demo-draft | ${pair.draft.parameters.toLocaleString('en-US')} | ${fixed(pair.draft.nll_nats_per_token, 3)} | ${fixed(pair.draft.perplexity, 2)} |`,
-    '',
-    `- draft/target greedy top-1 agreement (same prefix): ${fixed(100 * pair.greedy_agreement, 1)} %`,
-    `- expected acceptance of one drafted token at T=1 (mean Σ min(p, q)): ${fixed(100 * pair.expected_acceptance_t1, 1)} %`,
-    '',
-    'Reproduce: `build/training/specd-train eval --target data/models/demo-target --draft data/models/demo-draft ' +
-      `--text data/corpus/build/eval.txt --tokens ${pair.tokens}\``,
-    '',
-  ];
-  if (role === 'target') {
-    lines.push('## Samples', '', 'Greedy continuations (`specd generate --max-new-tokens 80`), prompt included:', '');
-    for (const s of samples) lines.push('```', s, '```', '');
-  }
-  lines.push('## Reproduce', '', '`scripts/train_demo_pair.sh` (trains both models, evaluates them and writes these cards).', '');
-  fs.writeFileSync(`${dir}/MODEL_CARD.md`, lines.join('\n'));
-}
-card(targetDir, 'target');
-card(draftDir, 'draft');
-EOF
+node scripts/lib/model_card.js --target "$target" --draft "$draft" --target-name demo-target --draft-name demo-draft \
+  --state "$state" --threads "$threads" --script scripts/train_demo_pair.sh \
+  --target-intro "The demo target model of specd: a small Llama trained from scratch on CPU, the default model of \`specd generate\` and \`specd bench\`." \
+  --draft-intro "The demo draft model of specd: a smaller Llama with the target's tokenizer, distilled from \`demo-target\`, used to draft for it."
 echo "train_demo_pair: wrote $target and $draft (state kept in $state)" >&2

@@ -69,4 +69,32 @@ fi
 echo "== eval ==" >&2
 "$train_bin" eval --target "$target_out" --draft "$draft_out" --text "$corpus/eval.txt" --cache-dir "$state/tokens" \
   --tokens "$eval_tokens" --threads "$threads" --json > "$state/pair_eval.json"
-echo "train_large_pair: trained; $state/pair_eval.json" >&2
+echo "== samples ==" >&2
+source scripts/lib/pair_samples.sh
+write_samples "$specd_bin" "$target_out" "$threads" "$state/samples.txt"
+
+echo "== the pair into $target and $draft ==" >&2
+# The sharded weights with their index, config, tokenizer and training record, swapped in whole;
+# the draft's teacher is named by its committed directory rather than the state's.
+install_model() {
+  local src=$1 dest=$2
+  rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
+  cp "$src"/*.safetensors "$src"/model.safetensors.index.json "$src"/config.json "$src"/tokenizer.json "$dest.tmp"/
+  node -e '
+    const fs = require("fs");
+    const [file, from, to] = process.argv.slice(1);
+    const run = JSON.parse(fs.readFileSync(file, "utf8"));
+    if (run.recipe.distill_from === from) run.recipe.distill_from = to;
+    process.stdout.write(JSON.stringify(run, null, 2) + "\n");' "$src/training.json" "$target_out" "$target" > "$dest.tmp/training.json"
+  rm -rf "$dest" && mv "$dest.tmp" "$dest"
+}
+install_model "$target_out" "$target"
+install_model "$draft_out" "$draft"
+
+echo "== model cards ==" >&2
+node scripts/lib/model_card.js --target "$target" --draft "$draft" --target-name demo-large-target --draft-name demo-large-draft \
+  --state "$state" --threads "$threads" --script scripts/train_large_pair.sh \
+  --target-intro "The large demo target of specd: a Llama whose weights do not fit in a CPU cache, so that decoding one token reads them from memory and verifying a few drafted tokens costs little more (the regime speculative decoding is built for)." \
+  --draft-intro "The draft of the large demo pair: demo-target (same tokenizer and family) distilled from demo-large-target." \
+  --target-notes "Why this size and BF16: a decode step must read the weights from memory, not a cache, on the CPUs specd is benchmarked on (32 MiB of L3 per CCD on the AMD EPYC kind). The shapes measured before training are in \`reports/bench/large-target-shapes.txt\` (\`scripts/large_pair_shapes.sh\`); docs/models.md says what was chosen and why."
+echo "train_large_pair: wrote $target and $draft (state kept in $state)" >&2

@@ -17,7 +17,7 @@
 
 #include "bench/quality.h"
 #include "bench/request_runner.h"
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 #include "util/progress.h"
 #include "workload/workload.h"
 

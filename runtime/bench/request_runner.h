@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "trace/trace_records.h"
 #include "workload/workload.h"
 

@@ -20,7 +20,8 @@ std::shared_ptr<LlamaModel> LlamaModel::load(const std::string& dir, const Devic
   check_device(device);
   if (needs_aten(device) && !aten_backend_loader())
     input_error("--device", "'" + device.name + (device.aten_on_cpu ? "' with --aten" : "'") +
-                                " needs the ATen forward: this binary runs specd's CPU kernels only (run specd-aten)");
+                                " needs the ATen forward: this binary runs specd's CPU kernels only (run specd-aten, which a build "
+                                "with -DSPECD_WITH_TORCH=ON makes)");
   ModelConfig cfg = ModelConfig::from_file(dir + "/config.json");
   Checkpoint checkpoint = Checkpoint::open_dir(dir);
   check_checkpoint(cfg, checkpoint);

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "speculative/method_registry.h"
+#include "speculative/method_catalog.h"
+#include "speculative/method_options.h"
 
 namespace specd {
 

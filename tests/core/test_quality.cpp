@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "bench/quality.h"
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 
 using namespace specd;
 

@@ -12,7 +12,7 @@
 
 #include "analysis/sections.h"
 #include "analysis/trace_metrics.h"
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 #include "stats/intervals.h"
 #include "trace/trace_sink.h"
 

@@ -10,7 +10,7 @@
 #include "decode/autoregressive.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "util/error.h"
 
 using namespace specd;

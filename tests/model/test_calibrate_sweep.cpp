@@ -229,6 +229,12 @@ TEST_CASE("calibrate sweep: a bad --grid or --policy is refused in one line, lea
   // Values in range that do not go together: refused when the point's policy is built, before measuring.
   refused("--grid min_ngram=1,5", "--grid: min_ngram=5: pld: max_ngram must be at least min_ngram");
   refused("--grid theta=0.1", "'theta' is not a parameter of pld");
+  // 100 x 100 x 10 x 2 = 200,000 points: refused before the grid is expanded.
+  std::string many, fewer;
+  for (int v = 1; v <= 100; ++v) many += (v > 1 ? "," : "") + std::to_string(v);
+  for (int v = 1; v <= 10; ++v) fewer += (v > 1 ? "," : "") + std::to_string(v);
+  refused("--grid tokens=" + many + " --grid max_ngram=" + many + " --grid min_ngram=" + fewer + " --grid match=earliest,latest",
+          "--grid: more than 10000 points");
   refused("", "--grid: give at least one");
   require_one_line_error(run_cli("calibrate sweep --policy ar --grid tokens=1 --out " + out), "--policy: ar has no parameters");
   require_one_line_error(run_cli("calibrate sweep --policy zz --grid tokens=1 --out " + out), "--policy: unknown method 'zz'");

@@ -29,7 +29,7 @@
 #include "decode/autoregressive.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 
 using namespace specd;
 

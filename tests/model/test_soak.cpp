@@ -19,7 +19,7 @@
 #include "decode/speculative.h"
 #include "fixture_models.h"
 #include "test_skip.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 
 using namespace specd;
 

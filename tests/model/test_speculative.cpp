@@ -6,7 +6,7 @@
 
 #include "decode/autoregressive.h"
 #include "speculative/adapld_drafter.h"
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "speculative/sampling_acceptor.h"
 #include "decode/speculative.h"
 #include "fixture_models.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 #include "fixture_models.h"
 #include "util/vector_math.h"
 

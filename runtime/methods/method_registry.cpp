@@ -1,10 +1,10 @@
-#include "speculative/method_registry.h"
+#include "methods/method_registry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "bench/forward_cost.h"
+#include "decode/forward_cost.h"
 #include "model/llama_model.h"
 #include "speculative/adapld_drafter.h"
 #include "speculative/arc_acceptor.h"

@@ -1,9 +1,9 @@
-#include "bench/forward_cost.h"
+#include "decode/forward_cost.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "bench/statistics.h"
+#include "stats/statistics.h"
 #include "model/llama_model.h"
 
 namespace specd {
