@@ -1,6 +1,7 @@
 // specd artifact inspect|verify|merge: read, check and merge the per-pair calibration artifacts
 // that specd calibrate writes (the format: schemas/README.md).
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "artifact/artifact_reader.h"
@@ -64,13 +65,18 @@ int run_merge(const Args& args) {
   std::vector<std::string> inputs;
   po::options_description desc("specd artifact merge");
   desc.add_options()
-      ("out", po::value(&out)->required(), "artifact directory to write (replaced atomically if it exists)")
+      ("out", po::value(&out)->required(), "artifact directory to write; it must not exist yet (or be empty)")
       ("inputs", po::value(&inputs)->required()->multitoken(), "the shards' artifact directories");
   po::positional_options_description positional;
   positional.add("inputs", -1);
   po::variables_map vm;
   if (!parse(args, desc, positional, vm, "usage: specd artifact merge --out DIR IN...")) return 0;
   check_outputs({{"--out", out, Output::Directory}});
+  // Merge writes a new artifact: replacing an existing one would drop its other calibrations.
+  std::error_code error;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(out, error)) ||
+      (std::filesystem::exists(out, error) && !std::filesystem::is_empty(out, error)))
+    input_error("--out", out + " exists: merge writes a new artifact and does not replace one (give a directory that does not exist)");
   std::vector<Artifact> shards;
   for (const std::string& input : inputs) shards.push_back(read_artifact(input));
   const Artifact merged = merge_artifacts(shards, inputs);

@@ -44,7 +44,7 @@ void write_text(const std::string& path, const std::string& text) {
 int run_report(const Args& args) {
   std::string out_dir, model_dir, workloads_dir;
   std::vector<std::string> traces, bench;
-  bool no_model = false;
+  bool no_model = false, force = false;
   report::ReportInputs in;
   DeviceSpec device;
   po::options_description desc("specd report");
@@ -52,7 +52,9 @@ int run_report(const Args& args) {
       ("artifact", po::value(&in.artifact_dir)->required(), "the pair's artifact directory")
       ("traces", po::value(&traces)->composing(), "deploy traces (specd bench --traces F), repeatable")
       ("bench", po::value(&bench)->composing(), "bench results (specd bench --json F), repeatable")
-      ("out", po::value(&out_dir)->required(), "directory to write report.html and report.md into (replaced whole)")
+      ("out", po::value(&out_dir)->required(),
+       "directory to write report.html and report.md into, replaced whole: it must not exist, be empty or hold an earlier report")
+      ("force", po::bool_switch(&force), "replace --out even when it holds other files")
       ("model", po::value(&model_dir), "the target model (default: where the artifact was calibrated, else the demo target): token text and ARC's deploy coverage")
       ("no-model", po::bool_switch(&no_model), "read no model: token ids only, no ARC deploy coverage")
       ("workloads", po::value(&workloads_dir)->default_value(data_dir() + "/workloads"), "the workload directory the traces' requests came from");
@@ -60,6 +62,7 @@ int run_report(const Args& args) {
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd report --artifact DIR [--traces F ...] [--bench F.json ...] --out DIR")) return 0;
 
+  check_replaceable_directory(out_dir, {"report.html", "report.md"}, force, "a report", "--out");
   in.artifact = read_artifact(in.artifact_dir);
   for (const std::string& t : traces) in.traces.push_back(report::read_trace_file(t));
   for (const std::string& b : bench) in.bench.push_back(report::read_bench_file(b));

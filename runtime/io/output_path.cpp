@@ -1,5 +1,7 @@
 #include "io/output_path.h"
 
+#include <algorithm>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,6 +100,24 @@ std::string check_output_directory_writable(const std::string& path, const std::
   const std::string resolved = resolve_output_directory(path, where);
   check_writable_ancestor(resolved, where);
   return resolved;
+}
+
+void check_replaceable_directory(const std::string& path, const std::vector<std::string>& own, bool force, const std::string& what,
+                                 const std::string& where) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::error_code error;
+  if (fs::is_symlink(fs::symlink_status(trimmed, error)))
+    input_error(where, trimmed + " is a symlink: replacing it would replace what it points to; give the directory itself");
+  if (!fs::is_directory(fs::status(trimmed, error)) || force) return;  // absent, or not a directory (refused where it is resolved)
+  fs::directory_iterator entries(trimmed, error);
+  if (error) input_error(where, trimmed + ": cannot be listed (" + error.message() + ")");
+  for (const fs::directory_entry& entry : entries) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(own.begin(), own.end(), name) == own.end())
+      input_error(where, trimmed + " holds '" + name + "', which is not part of " + what +
+                             ": choose another directory, or pass --force to replace it whole");
+  }
 }
 
 std::string output_identity(const std::string& resolved_path) {

@@ -5,6 +5,7 @@
 // renamed onto the target, the link stays), and anything that is not a regular file (or, for
 // a directory output, not a directory) is refused. InputError naming `where` on any problem.
 #include <string>
+#include <vector>
 
 namespace specd {
 
@@ -18,6 +19,13 @@ std::string resolve_output_directory(const std::string& path, const std::string&
 // ancestor of its resolved path is a writable directory. Returns the resolved path.
 std::string check_output_file_writable(const std::string& path, const std::string& where);
 std::string check_output_directory_writable(const std::string& path, const std::string& where);
+
+// An output directory a command is about to replace whole: refused (InputError naming `where`)
+// when it is a symlink (replacing it would empty the link's target), or when it exists and holds
+// anything but the files the command writes (`own`, e.g. report.html and report.md), unless
+// `force`. `what` names the command's output in the message ("a report"). Absent or empty: fine.
+void check_replaceable_directory(const std::string& path, const std::vector<std::string>& own, bool force, const std::string& what,
+                                 const std::string& where);
 
 // A key that is equal for two spellings of one output (relative or absolute, through symlinks,
 // hard links of an existing file): for refusing two outputs that name the same file.

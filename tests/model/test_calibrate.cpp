@@ -102,6 +102,10 @@ TEST_CASE("calibrate csd: shards merged equal the unsharded run", "[calibrate]")
   CHECK(m.csd->provenance.shards.size() == 3);
   // A shard missing is refused.
   require_one_line_error(run_cli("artifact merge --out " + fresh("merged-bad") + " " + s0 + " " + s1), s0.substr(0, s0.rfind('/')));
+  // Merging onto an existing artifact would drop what it holds: refused, the artifact as it was.
+  const std::string manifest_before = slurp(whole + "/manifest.json");
+  require_one_line_error(run_cli("artifact merge --out " + whole + " " + s2 + " " + s0 + " " + s1), "--out: " + whole + " exists");
+  CHECK(slurp(whole + "/manifest.json") == manifest_before);
 }
 
 TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it equals an uninterrupted run", "[calibrate]") {

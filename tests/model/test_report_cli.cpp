@@ -110,3 +110,36 @@ TEST_CASE("report: bad inputs are refused in one line naming the file, and no re
   require_one_line_error(run_cli("report --artifact " + d.artifact + " --out " + out + " --model " + d.draft), "draft");
   CHECK(slurp(out + "/report.md") == "the earlier report\n");
 }
+
+TEST_CASE("report: --out replaces only an earlier report, never other files or a link's target, unless --force", "[report][cli][errors]") {
+  const Deployed& d = deployed();
+  const std::string dir = fixture_dir(own("report-out-guard"));
+  auto report_to = [&](const std::string& out, const std::string& extra = "") {
+    return run_cli("report --artifact " + d.artifact + " --no-model --bench " + d.bench + " --out " + out + extra);
+  };
+  // The artifact itself, named as --out by mistake, is refused and stays whole.
+  const std::string manifest = slurp(d.artifact + "/manifest.json");
+  require_one_line_error(report_to(d.artifact), "--out: " + d.artifact + " holds '");
+  CHECK(slurp(d.artifact + "/manifest.json") == manifest);
+  // A folder of the user's: refused, its file kept; with --force replaced whole.
+  const std::string mine = dir + "/mine";
+  std::filesystem::create_directories(mine);
+  write_text(mine + "/notes.txt", "keep me\n");
+  require_one_line_error(report_to(mine), "holds 'notes.txt', which is not part of a report");
+  CHECK(slurp(mine + "/notes.txt") == "keep me\n");
+  REQUIRE(report_to(mine, " --force").exit_code == 0);
+  CHECK(std::filesystem::exists(mine + "/report.html"));
+  CHECK(!std::filesystem::exists(mine + "/notes.txt"));
+  // An earlier report is replaced without --force; so is an empty directory.
+  REQUIRE(report_to(mine).exit_code == 0);
+  std::filesystem::create_directories(dir + "/empty");
+  REQUIRE(report_to(dir + "/empty").exit_code == 0);
+  // A symlinked --out is refused even with --force: replacing it would empty the link's target.
+  const std::string target = dir + "/target", link = dir + "/link";
+  std::filesystem::create_directories(target);
+  write_text(target + "/notes.txt", "keep me\n");
+  std::filesystem::remove(link);
+  std::filesystem::create_directory_symlink(target, link);
+  require_one_line_error(report_to(link, " --force"), link + " is a symlink");
+  CHECK(slurp(target + "/notes.txt") == "keep me\n");
+}
