@@ -101,10 +101,32 @@ std::string describe_difference(const nlohmann::json& stored, const nlohmann::js
 
 }  // namespace
 
+bool CalibrationJournal::holds_work(const std::string& path) {
+  std::error_code error;
+  if (!fs::exists(path, error)) return false;
+  try {
+    sqlite::Database db(path, sqlite::Database::Mode::ReadOnly);
+    if (single_integer(db, "SELECT count(*) FROM sqlite_master") == 0) return false;  // killed before its first commit
+    if (single_integer(db, "PRAGMA user_version") != kJournalVersion) return true;     // not ours to judge: keep it
+    int64_t finished = single_integer(db, "SELECT count(*) FROM prompts");
+    if (single_integer(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sweep_runs'") > 0)
+      finished += single_integer(db, "SELECT count(*) FROM sweep_runs");
+    return finished > 0;
+  } catch (const std::exception&) {
+    return true;  // unreadable: refused below, never deleted
+  }
+}
+
 CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume)
     : path_(path), identity_(identity) {
   std::error_code error;
-  const bool exists = fs::exists(path_, error);
+  bool exists = fs::exists(path_, error);
+  // A run refused or killed before it finished a prompt leaves a journal with nothing in it:
+  // replacing it loses nothing, and keeping it would block the corrected rerun.
+  if (exists && !holds_work(path_)) {
+    for (const std::string& file : {path_, path_ + "-journal"}) fs::remove(file, error);
+    exists = false;
+  }
   if (exists && !resume) input_error(path_, "an interrupted calibration is there: pass --resume or delete it");
   const fs::path parent = fs::path(path_).parent_path();
   if (!parent.empty()) fs::create_directories(parent, error);

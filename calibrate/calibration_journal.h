@@ -25,7 +25,12 @@ class CalibrationJournal {
   // with `resume`, reopens the journal there. InputError naming PATH when it exists and resume is
   // false ("an interrupted calibration is there: pass --resume or delete it"), when resuming with
   // another identity (naming the first field that differs), or when it is not a journal.
+  // A journal that holds no finished prompt or run (a run refused or killed before its first) is
+  // replaced whatever its identity: nothing is lost, and the corrected rerun is not blocked.
   CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume);
+  // True when PATH is a journal holding at least one finished prompt or sweep run, or a file this
+  // class cannot read (kept, never replaced).
+  static bool holds_work(const std::string& path);
   ~CalibrationJournal();
   CalibrationJournal(const CalibrationJournal&) = delete;
   CalibrationJournal& operator=(const CalibrationJournal&) = delete;

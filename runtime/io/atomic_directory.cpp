@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>  // renameat2 (glibc 2.28+)
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,6 +34,39 @@ void fsync_path(const std::string& dir, const std::string& path, int flags) {
   if (synced != 0) io_error(dir, "sync " + path, error);
 }
 
+// "host-pid": who owns a temporary directory, in its name, so a later writer can tell a dead
+// writer's leftovers (same host, no such process) from a live one's, here or on another host
+// sharing the file system.
+std::string owner_tag() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
+  for (char* c = host; *c; ++c)
+    if (*c == '/' || *c == '-') *c = '_';
+  return std::string(host) + "-" + std::to_string(::getpid());
+}
+
+// Removes DIR.tmp-HOST-PID-* left by writers of DIR on this host whose process is gone (killed
+// while writing or swapping); a live writer's and another host's are left alone.
+void remove_dead_writers_leftovers(const std::string& dir) {
+  const fs::path target(dir);
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string own = owner_tag();
+  const std::string host = own.substr(0, own.rfind('-'));
+  const std::string prefix = target.filename().string() + ".tmp-" + host + "-";
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    const pid_t pid = static_cast<pid_t>(std::stoll(rest.substr(0, dash)));
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code ignored;
+    fs::remove_all(entry.path(), ignored);
+  }
+}
+
 }  // namespace
 
 AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : where_(dir), dir_(resolve_output_directory(dir, dir)) {
@@ -40,8 +74,9 @@ AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : where_(di
   std::error_code error;
   if (!parent.empty()) fs::create_directories(parent, error);
   if (error) input_error(where_, "cannot create " + parent.string() + ": " + error.message());
+  remove_dead_writers_leftovers(dir_);
   std::vector<char> name(dir_.begin(), dir_.end());
-  const std::string suffix = ".tmp-XXXXXX";
+  const std::string suffix = ".tmp-" + owner_tag() + "-XXXXXX";
   name.insert(name.end(), suffix.begin(), suffix.end());
   name.push_back('\0');
   if (!::mkdtemp(name.data())) io_error(where_, "create a temporary directory beside it", errno);

@@ -1,11 +1,12 @@
 #pragma once
 // Writes a directory so that readers see either the old one or the complete new one, never a
-// part: the files go to a temporary directory beside the target ("DIR.tmp-XXXXXX"), which commit()
-// fsyncs and swaps into place (renameat2 RENAME_EXCHANGE when DIR exists, then the old contents
-// are removed; a plain rename otherwise). Without commit() (an error, an exception) the temporary
+// part: the files go to a temporary directory beside the target ("DIR.tmp-HOST-PID-XXXXXX"),
+// which commit() fsyncs and swaps into place (renameat2 RENAME_EXCHANGE when DIR exists, then the
+// old contents are removed; a plain rename otherwise). Without commit() (an error, an exception) the temporary
 // directory is removed. A symlinked DIR is written through to the link's target (the link stays);
 // a DIR that exists and is not a directory is refused (io/output_path.h). I/O failures throw
-// InputError naming DIR.
+// InputError naming DIR. A writer killed before it cleaned up leaves its temporary directory;
+// the next writer of DIR on the same host removes those whose process is gone.
 #include <string>
 
 namespace specd {

@@ -66,7 +66,12 @@ TEST_CASE("journal: recorded prompts survive a reopen with resume", "[artifact][
 TEST_CASE("journal: an existing journal is refused without resume, or for another setup", "[artifact][journal]") {
   ScopedTempDir tmp("journal");
   const std::string path = tmp.file("journal.sqlite");
-  { CalibrationJournal journal(path, identity(), false); }
+  const Artifact a = test::synthetic_artifact(6);
+  {
+    CalibrationJournal journal(path, identity(), false);
+    journal.record_prompt("csd", a.csd->prompts[0], {});  // finished work: what refusing protects
+  }
+  CHECK(CalibrationJournal::holds_work(path));
   CHECK_THROWS_WITH(CalibrationJournal(path, identity(), false),
                     path + ": an interrupted calibration is there: pass --resume or delete it");
   nlohmann::json other = identity();
@@ -82,6 +87,21 @@ TEST_CASE("journal: an existing journal is refused without resume, or for anothe
 
   test::write_text_file(tmp.file("notes.sqlite"), std::string(4096, 'x'));
   CHECK_THROWS_AS(CalibrationJournal(tmp.file("notes.sqlite"), identity(), true), InputError);
+}
+
+TEST_CASE("journal: one left with no finished work (a refused or killed run) does not block the corrected rerun", "[artifact][journal]") {
+  ScopedTempDir tmp("journal");
+  const std::string path = tmp.file("journal.sqlite");
+  { CalibrationJournal journal(path, identity(), false); }  // created, then the run was refused
+  CHECK_FALSE(CalibrationJournal::holds_work(path));
+  nlohmann::json corrected = identity();
+  corrected["seed"] = 6;
+  CHECK_NOTHROW(CalibrationJournal(path, corrected, false));  // replaced: nothing was recorded
+  CHECK_NOTHROW(CalibrationJournal(path, identity(), true));   // with --resume and other settings too
+  test::write_text_file(tmp.file("notes.sqlite"), std::string(4096, 'x'));
+  CHECK(CalibrationJournal::holds_work(tmp.file("notes.sqlite")));  // not a journal: kept, refused
+  CHECK_THROWS_AS(CalibrationJournal(tmp.file("notes.sqlite"), identity(), false), InputError);
+  CHECK(std::filesystem::exists(tmp.file("notes.sqlite")));
 }
 
 TEST_CASE("journal: a prompt whose record fails leaves nothing behind", "[artifact][journal]") {

@@ -131,6 +131,34 @@ TEST_CASE("atomic directory: a symlinked output directory is replaced at its tar
   CHECK(read_text_file(tmp.file("plain")) == "a file");
 }
 
+TEST_CASE("atomic directory: a dead writer's temporary directory is removed by the next writer, a live one's kept", "[io][output]") {
+  ScopedTempDir tmp("output-leftovers");
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  std::string tag = host;
+  for (char& c : tag)
+    if (c == '/' || c == '-') c = '_';
+  const pid_t dead = ::fork();  // a process that has exited and been reaped: its pid names no process
+  if (dead == 0) ::_exit(0);
+  REQUIRE(dead > 0);
+  REQUIRE(::waitpid(dead, nullptr, 0) == dead);
+  const std::string base = tmp.file("artifact");
+  const std::string killed = base + ".tmp-" + tag + "-" + std::to_string(dead) + "-abc123";
+  const std::string live = base + ".tmp-" + tag + "-" + std::to_string(::getpid()) + "-def456";
+  const std::string other_host = base + ".tmp-elsewhere-" + std::to_string(dead) + "-ghi789";
+  for (const std::string& d : {killed, live, other_host}) {
+    fs::create_directories(d);
+    write_text_file(d + "/calibration.h5", "a full copy");
+  }
+  AtomicDirectoryWriter writer(base);
+  write_text_file(writer.file("manifest.json"), "{}");
+  writer.commit();
+  CHECK(!fs::exists(killed));
+  CHECK(fs::exists(live + "/calibration.h5"));        // its writer may still swap it in
+  CHECK(fs::exists(other_host + "/calibration.h5"));  // another host's process cannot be checked from here
+  CHECK(fs::exists(base + "/manifest.json"));
+}
+
 TEST_CASE("output checks: writable ancestors, and one identity for every spelling of a file", "[io][output]") {
   ScopedTempDir tmp("output-identity");
   write_text_file(tmp.file("file"), "x");

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "artifact/artifact_reader.h"
+#include "calibrate/calibration_journal.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
 
@@ -132,8 +133,8 @@ TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it e
       continue;
     }
     CHECK(!std::filesystem::exists(out));  // no partial artifact is ever visible
-    // Without --resume an interrupted calibration is not silently restarted.
-    if (std::filesystem::exists(out + ".csd-journal.sqlite")) require_one_line_error(run_cli(calibrate(out)), "--resume");
+    // Without --resume an interrupted calibration with finished prompts is not silently restarted.
+    if (CalibrationJournal::holds_work(out + ".csd-journal.sqlite")) require_one_line_error(run_cli(calibrate(out)), "--resume");
     CliResult resumed = run_cli(calibrate(out, "--resume"));
     CAPTURE(resumed.err);
     REQUIRE(resumed.exit_code == 0);
