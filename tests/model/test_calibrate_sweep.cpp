@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "artifact/artifact_reader.h"
+#include "calibrate/calibration_journal.h"
 #include "calibrate/sweep_choice.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
@@ -174,7 +175,8 @@ TEST_CASE("calibrate sweep: killed with SIGKILL and resumed, it equals an uninte
     std::system(command.c_str());
     if (!std::filesystem::exists(out + "/manifest.json")) {
       CHECK(!std::filesystem::exists(out));  // nothing partial beside the journal
-      if (std::filesystem::exists(out + ".sweep-journal.sqlite")) require_one_line_error(run_cli(sweep(out, "", work)), "--resume");
+      // Without --resume a sweep with finished runs is not silently restarted (an empty journal is replaced).
+      if (CalibrationJournal::holds_work(out + ".sweep-journal.sqlite")) require_one_line_error(run_cli(sweep(out, "", work)), "--resume");
       CliResult resumed = run_cli(sweep(out, "--resume", work));
       CAPTURE(resumed.err);
       REQUIRE(resumed.exit_code == 0);
