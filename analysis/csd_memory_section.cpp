@@ -9,6 +9,7 @@
 #include "analysis/csd_settings.h"
 #include "analysis/sections.h"
 #include "artifact/csd_pairs.h"
+#include "speculative/method_catalog.h"
 
 namespace specd::report {
 namespace {
@@ -246,7 +247,7 @@ std::vector<Block> deploy_blocks(const ReportInputs& in, const std::vector<CsdPa
   DeployTally tally;
   for (const TraceFile& f : in.traces)
     for (const TraceRunData& run : f.runs)
-      if (is_csd_method(run.run.info.method)) tally_run(f.path, run, tally);
+      if (uses_calibration(run.run.info.method, kCsdPolicy)) tally_run(f.path, run, tally);  // csd and its ablations
   if (tally.runs.rows.empty()) {
     blocks.push_back(Paragraph{"no csd runs in the traces given"});
     return blocks;

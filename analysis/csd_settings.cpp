@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "speculative/csd_acceptor.h"
-#include "speculative/method_catalog.h"
 #include "util/utf8.h"
 
 namespace specd::report {
@@ -21,8 +20,6 @@ CsdDeployed csd_deployed(const Artifact& artifact) {
   }
   return deployed;
 }
-
-bool is_csd_method(const std::string& method) { return uses_calibration(method, kCsdPolicy); }
 
 std::string number_text(double value) {
   char text[32];

@@ -16,8 +16,6 @@ struct CsdDeployed {
 
 // lambda and tau as `specd ... --methods csd --artifact DIR` deploys them (deploy_params).
 CsdDeployed csd_deployed(const Artifact& artifact);
-// Whether a trace run's method is CSD or one of its ablations (csd-scg-only, csd-ocm-only).
-bool is_csd_method(const std::string& method);
 
 // A number as %g ("6", "0.01").
 std::string number_text(double value);

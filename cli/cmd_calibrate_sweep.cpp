@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <set>
 #include <string>
 
 #include "artifact/artifact_reader.h"

@@ -1,7 +1,6 @@
 #include "method_options.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "artifact/artifact_reader.h"
 #include "model/kv_memory.h"

@@ -47,10 +47,9 @@ std::string owner_tag() {
 
 // Removes DIR.tmp-HOST-PID-* left by writers of DIR on this host whose process is gone (killed
 // while writing or swapping); a live writer's and another host's are left alone.
-void remove_dead_writers_leftovers(const std::string& dir) {
+void remove_dead_writers_leftovers(const std::string& dir, const std::string& own) {
   const fs::path target(dir);
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  const std::string own = owner_tag();
   const std::string host = own.substr(0, own.rfind('-'));
   const std::string prefix = target.filename().string() + ".tmp-" + host + "-";
   std::error_code error;
@@ -74,9 +73,10 @@ AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : where_(di
   std::error_code error;
   if (!parent.empty()) fs::create_directories(parent, error);
   if (error) input_error(where_, "cannot create " + parent.string() + ": " + error.message());
-  remove_dead_writers_leftovers(dir_);
+  const std::string owner = owner_tag();
+  remove_dead_writers_leftovers(dir_, owner);
   std::vector<char> name(dir_.begin(), dir_.end());
-  const std::string suffix = ".tmp-" + owner_tag() + "-XXXXXX";
+  const std::string suffix = ".tmp-" + owner + "-XXXXXX";
   name.insert(name.end(), suffix.begin(), suffix.end());
   name.push_back('\0');
   if (!::mkdtemp(name.data())) io_error(where_, "create a temporary directory beside it", errno);

@@ -16,10 +16,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // A draft adds at most this many rows to the caches in one step.
 constexpr double kMostDrafted = static_cast<double>(DraftModelRunner::kTreeRows);
 
-struct Range {
-  double low = -kInf, high = kInf;
-  bool low_open = false, high_open = false;
-};
+using Range = ParamRange;
 Range any() { return {}; }
 Range at_least(double low) { return {low, kInf}; }
 Range between(double low, double high) { return {low, high}; }
@@ -34,10 +31,7 @@ MethodParam declared(std::string name, std::string flag, std::vector<std::string
   p.families = std::move(families);
   p.help = std::move(help);
   p.integer = std::is_integral<T>::value;
-  p.low = range.low;
-  p.high = range.high;
-  p.low_open = range.low_open;
-  p.high_open = range.high_open;
+  p.range = range;
   if (p.integer) {  // the widest doubles that convert back into T (2^63 does not fit an int64_t)
     p.type_low = static_cast<double>(std::numeric_limits<T>::lowest());
     const double high = static_cast<double>(std::numeric_limits<T>::max());
@@ -164,10 +158,10 @@ bool MethodParam::used_by(const std::string& family) const {
 
 std::string MethodParam::range_text() const {
   if (!choices.empty()) return joined(choices, ", ");
-  if (low == -kInf && high == kInf) return "any finite number";
-  if (high == kInf) return (low_open ? "> " : ">= ") + number_text(low);
-  if (low == -kInf) return (high_open ? "< " : "<= ") + number_text(high);
-  return (low_open ? "(" : "[") + number_text(low) + ", " + number_text(high) + (high_open ? ")" : "]");
+  if (range.low == -kInf && range.high == kInf) return "any finite number";
+  if (range.high == kInf) return (range.low_open ? "> " : ">= ") + number_text(range.low);
+  if (range.low == -kInf) return (range.high_open ? "< " : "<= ") + number_text(range.high);
+  return (range.low_open ? "(" : "[") + number_text(range.low) + ", " + number_text(range.high) + (range.high_open ? ")" : "]");
 }
 
 std::string MethodParam::families_text() const {
@@ -181,19 +175,20 @@ namespace {
 // The declared range only: a value read from its field fits the field's type by construction
 // (and an int64_t's largest values do not survive the trip through double).
 void check_declared(const MethodParam& p, double value, const std::string& where) {
+  const ParamRange& r = p.range;
   const std::string got = " (got " + number_text(value) + ")";
   if (!p.choices.empty()) {
-    if (!(value >= p.low && value <= p.high && value == std::floor(value)))
+    if (!(value >= r.low && value <= r.high && value == std::floor(value)))
       input_error(where, p.name + " must be one of " + p.range_text() + got);
     return;
   }
   if (!std::isfinite(value)) input_error(where, p.name + " must be a finite number" + got);
   if (p.integer && value != std::floor(value)) input_error(where, p.name + " must be a whole number" + got);
-  const bool below = p.low_open ? !(value > p.low) : !(value >= p.low);
-  const bool above = p.high_open ? !(value < p.high) : !(value <= p.high);
+  const bool below = r.low_open ? !(value > r.low) : !(value >= r.low);
+  const bool above = r.high_open ? !(value < r.high) : !(value <= r.high);
   if (below || above) {
-    if (p.high == kInf) input_error(where, p.name + " must be " + (p.low_open ? "more than " : "at least ") + number_text(p.low) + got);
-    if (p.low == -kInf) input_error(where, p.name + " must be " + (p.high_open ? "less than " : "at most ") + number_text(p.high) + got);
+    if (r.high == kInf) input_error(where, p.name + " must be " + (r.low_open ? "more than " : "at least ") + number_text(r.low) + got);
+    if (r.low == -kInf) input_error(where, p.name + " must be " + (r.high_open ? "less than " : "at most ") + number_text(r.high) + got);
     input_error(where, p.name + " must be in " + p.range_text() + got);
   }
 }

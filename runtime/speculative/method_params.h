@@ -20,6 +20,12 @@ namespace specd {
 
 struct Artifact;
 
+// From low to high, an end excluded where open.
+struct ParamRange {
+  double low = -std::numeric_limits<double>::infinity(), high = std::numeric_limits<double>::infinity();
+  bool low_open = false, high_open = false;
+};
+
 struct MethodParam {
   std::string name;                   // "theta_entropy": the grid's and the thresholds table's name
   std::string flag;                   // "respec-theta-entropy": the command-line option, without dashes
@@ -27,10 +33,9 @@ struct MethodParam {
   std::string help;
   bool integer = false;               // whole numbers only
   std::vector<std::string> choices;   // a named choice (pld match: earliest, latest): the value is the index
-  // Allowed values: from low to high, an end excluded where open. Integers are also bounded by
-  // their field's type (type_low, type_high), so that no value overflows the field.
-  double low = -std::numeric_limits<double>::infinity(), high = std::numeric_limits<double>::infinity();
-  bool low_open = false, high_open = false;
+  // Allowed values. Integers are also bounded by their field's type (type_low, type_high), so
+  // that no value overflows the field.
+  ParamRange range;
   double type_low = -std::numeric_limits<double>::infinity(), type_high = std::numeric_limits<double>::infinity();
   std::function<double(const MethodOptions&)> get;
   std::function<void(MethodOptions&, double)> set;
