@@ -4,13 +4,15 @@
 #      so that a decode step reads them from memory and verifying a few more tokens costs little;
 #      the model card says why BF16 and this size), grown from data/models/demo-target by Net2Net
 #      (specd-train --grow-from: the same function at step 0) and trained on;
-#   2. the draft: data/models/demo-target itself (same tokenizer and family), distilled from the
-#      new target;
+#   2. the draft: data/models/demo-target itself (same tokenizer and family; the target starts as
+#      its function, so they agree). With DRAFT_STEPS > 0 it is distilled from the new target into
+#      data/models/demo-large-draft; by default it is used as trained (no copy of its weights);
 #   3. specd-train eval of the pair; 4. greedy samples; 5. model cards; 6. the weights as Hugging
-#      Face sharded safetensors (shards under 50 MB) in data/models/demo-large-{target,draft}.
+#      Face sharded safetensors (shards under 50 MB) in data/models/demo-large-target.
 # Resumable: run it again after an interruption (a kill loses at most --checkpoint-every steps).
-# The state lives outside the work tree ($STATE, default ~/.cache/specd/train-large-pair) so that
-# a fresh checkout continues it; remove it to start over. Wall time is recorded in training.json
+# The state lives outside the work tree ($STATE, default ~/.cache/specd/train-large-pair); remove
+# it to start over. The whole run is sized to finish within one working session on 2 cores
+# (about two hours), since a machine's cache may not outlive the session. Wall time is recorded in training.json
 # (train_seconds) and in the model cards. Training must not run in CI: CI uses the committed pair.
 #
 # Needs: scripts/build.sh (specd, specd-train), data/corpus/build/{train,eval}.txt
@@ -24,8 +26,8 @@ build=${BUILD:-build}
 state=${STATE:-$HOME/.cache/specd/train-large-pair}
 models=${MODELS:-data/models}
 threads=${THREADS:-2}
-target_steps=${TARGET_STEPS:-1200}
-draft_steps=${DRAFT_STEPS:-600}
+target_steps=${TARGET_STEPS:-700}
+draft_steps=${DRAFT_STEPS:-0}
 eval_tokens=${EVAL_TOKENS:-65536}
 stop_after=()
 [ -n "${STOP_AFTER:-}" ] && stop_after=(--stop-after "$STOP_AFTER")
@@ -55,10 +57,13 @@ if ! stage_done "$target_out"; then
   echo "== target: $target_steps steps, grown from $small ==" >&2
   "$train_bin" train --config-out "$target_out" --state-dir "$state/target" "${common[@]}" "${stop_after[@]}" \
     --layers 12 --hidden 512 --heads 16 --kv-heads 8 --ffn 1408 --dtype bf16 --max-shard-mb 45 --grow-from "$small" \
-    --steps "$target_steps" --lr 1e-3 --warmup 30 --min-lr 1e-4 || exit $?
+    --steps "$target_steps" --lr 5e-4 --warmup 40 --min-lr 5e-5 || exit $?
 fi
 
-if ! stage_done "$draft_out"; then
+if [ "$draft_steps" -eq 0 ]; then
+  draft_out=$small
+  draft=$small
+elif ! stage_done "$draft_out"; then
   echo "== draft: $draft_steps steps, $small distilled from the target ==" >&2
   "$train_bin" train --config-out "$draft_out" --state-dir "$state/draft" "${common[@]}" "${stop_after[@]}" \
     --layers 6 --hidden 256 --heads 8 --kv-heads 4 --ffn 704 --dtype bf16 --max-shard-mb 45 --grow-from "$small" \
@@ -89,12 +94,19 @@ install_model() {
   rm -rf "$dest" && mv "$dest.tmp" "$dest"
 }
 install_model "$target_out" "$target"
-install_model "$draft_out" "$draft"
+[ "$draft_steps" -eq 0 ] || install_model "$draft_out" "$draft"
 
 echo "== model cards ==" >&2
-node scripts/lib/model_card.js --target "$target" --draft "$draft" --target-name demo-large-target --draft-name demo-large-draft \
-  --state "$state" --threads "$threads" --script scripts/train_large_pair.sh \
-  --target-intro "The large demo target of specd: a Llama whose weights do not fit in a CPU cache, so that decoding one token reads them from memory and verifying a few drafted tokens costs little more (the regime speculative decoding is built for)." \
-  --draft-intro "The draft of the large demo pair: demo-target (same tokenizer and family) distilled from demo-large-target." \
+# With the small target as the draft, its own card stays as it is; the pair's figures go into the
+# large target's card.
+draft_card=()
+if [ "$draft_steps" -gt 0 ]; then
+  draft_card=(--draft-intro "The draft of the large demo pair: demo-target (same tokenizer and family) distilled from demo-large-target.")
+fi
+draft_name=demo-large-draft
+[ "$draft_steps" -eq 0 ] && draft_name=demo-target
+node scripts/lib/model_card.js --target "$target" --draft "$draft" --target-name demo-large-target --draft-name "$draft_name" \
+  --state "$state" --threads "$threads" --script scripts/train_large_pair.sh "${draft_card[@]}" \
+  --target-intro "The large demo target of specd: a Llama whose weights do not fit in a CPU cache, so that decoding one token reads them from memory and verifying a few drafted tokens costs little more (the regime speculative decoding is built for). Its draft is demo-target." \
   --target-notes "Why this size and BF16: a decode step must read the weights from memory, not a cache, on the CPUs specd is benchmarked on (32 MiB of L3 per CCD on the AMD EPYC kind). The shapes measured before training are in \`reports/bench/large-target-shapes.txt\` (\`scripts/large_pair_shapes.sh\`); docs/models.md says what was chosen and why."
 echo "train_large_pair: wrote $target and $draft (state kept in $state)" >&2

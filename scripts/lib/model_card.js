@@ -6,13 +6,14 @@
 // usage: node scripts/lib/model_card.js --target DIR --draft DIR --target-name N --draft-name N
 //          --state DIR (holding pair_eval.json and samples.txt, one JSON string per line)
 //          --threads N (what training used) --script S (what reproduces the pair)
-//          --target-intro TEXT --draft-intro TEXT [--target-notes MARKDOWN] [--draft-notes MARKDOWN]
+//          --target-intro TEXT [--draft-intro TEXT] [--target-notes MARKDOWN] [--draft-notes MARKDOWN]
+// Without --draft-intro the draft's card is left as it is (a draft trained for another pair).
 const fs = require('fs');
 const os = require('os');
 
 const config = {};
 for (let i = 2; i + 1 < process.argv.length; i += 2) config[process.argv[i].replace(/^--/, '').replace(/-/g, '_')] = process.argv[i + 1];
-for (const key of ['target', 'draft', 'target_name', 'draft_name', 'state', 'threads', 'script', 'target_intro', 'draft_intro'])
+for (const key of ['target', 'draft', 'target_name', 'draft_name', 'state', 'threads', 'script', 'target_intro'])
   if (!config[key]) throw new Error(`model_card.js: --${key.replace(/_/g, '-')} is missing`);
 const read = (f) => JSON.parse(fs.readFileSync(f, 'utf8'));
 const pair = read(`${config.state}/pair_eval.json`);
@@ -107,9 +108,9 @@ function card(dir, role) {
     lines.push('## Samples', '', 'Greedy continuations (`specd generate --max-new-tokens 80`), prompt included:', '');
     for (const s of samples) lines.push('```', s, '```', '');
   }
-  lines.push('## Reproduce', '', `\`${config.script}\` (trains both models, evaluates them and writes these cards).`, '');
+  lines.push('## Reproduce', '', `\`${config.script}\` (trains the pair's models, evaluates the pair and writes the cards).`, '');
   fs.writeFileSync(`${dir}/MODEL_CARD.md`, lines.join('\n'));
 }
 
 card(config.target, 'target');
-card(config.draft, 'draft');
+if (config.draft_intro) card(config.draft, 'draft');
