@@ -227,7 +227,10 @@ int run_bench_methods(const Args& args) {
   auto target = LlamaModel::load(model_dir, device);
   check_tree_vocabulary(method_args, target->config().vocab_size);
   std::shared_ptr<const LlamaModel> draft;
-  if (uses_draft_model(setup.methods)) draft = LlamaModel::load(method_args.draft_dir, device);
+  if (uses_draft_model(setup.methods)) {
+    method_args.draft_dir = draft_dir_for(method_args.draft_dir, model_dir);
+    draft = LlamaModel::load(method_args.draft_dir, device);
+  }
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
   Tokenizer tokenizer = Tokenizer::from_file(model_dir + "/tokenizer.json");
   for (int64_t id : target->config().eos_token_ids) setup.stop_tokens.push_back(static_cast<int32_t>(id));

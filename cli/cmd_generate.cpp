@@ -89,7 +89,10 @@ int run_generate(const Args& args) {
     std::fflush(stdout);
   };
   std::shared_ptr<const LlamaModel> draft;
-  if (info.draft != DraftModelUse::None) draft = LlamaModel::load(method_args.draft_dir, device);
+  if (info.draft != DraftModelUse::None) {
+    method_args.draft_dir = draft_dir_for(method_args.draft_dir, model_dir);
+    draft = LlamaModel::load(method_args.draft_dir, device);
+  }
   const std::shared_ptr<const Artifact> artifact = load_artifact(method_args, model_dir, draft != nullptr);
   std::vector<ParamSetting> settings;
   const MethodOptions method_options = deployed_options(method_args, method, artifact.get(), &settings);

@@ -12,7 +12,7 @@ namespace specd::cli {
 
 void add_method_options(po::options_description& desc, MethodArgs& args) {
   desc.add_options()
-      ("draft", po::value(&args.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory (sd, sd-tree, csd, sam's fallback)")
+      ("draft", po::value(&args.draft_dir), "draft model directory (sd, sd-tree, csd, sam's fallback; default: the demo target's own draft)")
       ("artifact", po::value(&args.artifact_dir),
        "the pair's calibration artifact (specd calibrate): CSD's correction memory, SAM's static corpus, ARC's constants, and "
        "thresholds that replace the defaults below unless the flag is typed");

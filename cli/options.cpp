@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -122,6 +123,20 @@ std::string data_dir() {
   return portable_path(SPECD_DATA_DIR);
 }
 
-std::string default_model_dir() { return data_dir() + "/models/demo-target"; }
+std::string default_model_dir() { return data_dir() + "/models/demo-large-target"; }
+
+std::string draft_dir_for(const std::string& draft_arg, const std::string& target_dir) {
+  if (!draft_arg.empty()) return draft_arg;
+  // Each demo target with the draft it is measured with (docs/models.md).
+  static const std::pair<const char*, const char*> kDemoPairs[] = {{"demo-large-target", "demo-target"}, {"demo-target", "demo-draft"}};
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(target_dir, ec);
+  for (const auto& [demo_target, demo_draft] : kDemoPairs) {
+    std::error_code demo_ec;
+    if (!ec && target == std::filesystem::weakly_canonical(data_dir() + "/models/" + demo_target, demo_ec) && !demo_ec)
+      return data_dir() + "/models/" + demo_draft;
+  }
+  input_error("--draft", "not given, and " + target_dir + " is not a demo target whose draft specd knows: name the draft model");
+}
 
 }  // namespace specd::cli

@@ -47,7 +47,12 @@ void check_outputs(const std::vector<Output>& outputs);
 // $SPECD_DATA, or the data/ directory of the source tree this binary was built from, relative to
 // the working directory.
 std::string data_dir();
-// The demo target model (data/models/demo-target), used when a command names no --model.
+// The target a command uses when it names none: data/models/demo-large-target, the demo pair's
+// target whose decoding reads its weights from memory (docs/models.md).
 std::string default_model_dir();
+// The draft model for target_dir: draft_arg when --draft was given, else the draft of the demo
+// pair whose target this is (demo-large-target: demo-target; demo-target: demo-draft); any other
+// target needs --draft (InputError naming it).
+std::string draft_dir_for(const std::string& draft_arg, const std::string& target_dir);
 
 }  // namespace specd::cli

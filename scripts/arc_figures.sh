@@ -37,7 +37,7 @@ for run in t1-fixed t1-auto t0-fixed; do
   [ "$temperature" = 0 ] && methods_here=sd-tree,arc-prune-only || { methods_here=$methods; option=(--artifact "$artifact"); }
   echo "== specd bench --methods $methods_here (T=$temperature, --draft-budget $budget) ==" >&2
   rm -f "$out/arc-$run.sqlite"
-  "$specd" bench --methods "$methods_here" "${option[@]}" --temperature "$temperature" --draft-budget "$budget" \
+  "$specd" bench --model $t --draft $d --methods "$methods_here" "${option[@]}" --temperature "$temperature" --draft-budget "$budget" \
     --max-prompts "$prompts" --repeats "$repeats" --json "$out/arc-$run.json" --traces "$out/arc-$run.sqlite" | tee "$out/arc-$run.txt"
   if [ "$temperature" = 1 ]; then
     "$specd" audit arc --artifact "$artifact" --traces "$out/arc-$run.sqlite" | tee "$out/audit-arc-deploy-$run.txt" || [ $? -eq 1 ]
@@ -49,12 +49,12 @@ done
 rm -rf "$artifact-t0" "$artifact-t0".*-journal.sqlite
 "$specd" calibrate arc --target $t --draft $d --temperature 0 --out "$artifact-t0" | tee "$out/calibrate-arc-t0.txt"
 rm -f "$out/arc-t0-fixed-lossy.sqlite"
-"$specd" bench --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
+"$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
   --repeats "$repeats" --json "$out/arc-t0-fixed-lossy.json" --traces "$out/arc-t0-fixed-lossy.sqlite" | tee "$out/arc-t0-fixed-lossy.txt"
 
 echo "== specd bench --methods sd-tree,sd (T=0, --draft-budget fixed): the draft tree's cost ==" >&2
 rm -f "$out/tree-cost.sqlite"
-"$specd" bench --methods sd-tree,sd --draft-budget fixed --temperature 0 --workloads data/calibration --max-prompts 10 \
+"$specd" bench --model $t --draft $d --methods sd-tree,sd --draft-budget fixed --temperature 0 --workloads data/calibration --max-prompts 10 \
   --repeats "$repeats" --traces "$out/tree-cost.sqlite" | tee "$out/tree-cost.txt"
 for run in $("$specd" traces list --file "$out/tree-cost.sqlite" | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
   "$specd" traces export --file "$out/tree-cost.sqlite" --run "$run" --format jsonl

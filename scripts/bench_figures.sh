@@ -64,12 +64,15 @@ $runtime_only && exit 0
 
 # The demo pair's artifact: SAM-Decoding's static corpus (the target's greedy answers to the
 # calibration prompts, which no workload shares) and CSD's correction memory.
+# Every command names the pair: the commands' defaults are the large pair.
+t=data/models/demo-target
+d=data/models/demo-draft
 artifact=artifacts/demo-pair
 rm -rf "$artifact"
 echo "== specd calibrate sam-corpus ==" >&2
-"$specd" calibrate sam-corpus --target data/models/demo-target --draft data/models/demo-draft --out "$artifact"
+"$specd" calibrate sam-corpus --target $t --draft $d --out "$artifact"
 echo "== specd calibrate csd ==" >&2
-"$specd" calibrate csd --target data/models/demo-target --draft data/models/demo-draft --out "$artifact" | tee "$out/calibrate-csd.txt"
+"$specd" calibrate csd --target $t --draft $d --out "$artifact" | tee "$out/calibrate-csd.txt"
 
 # Every method with the cost-aware draft budget (the default), then with the reference methods'
 # fixed draft lengths; sam with and without the static corpus.
@@ -81,7 +84,7 @@ for budget in auto fixed; do
     if [ $sam = corpus ]; then methods=pld,sam; corpus_option=(--artifact "$artifact"); fi
     echo "== specd bench --methods $methods (T=0, --draft-budget $budget, sam $sam) ==" >&2
     rm -f "$out/$name.sqlite"
-    "$specd" bench --methods "$methods" --draft-budget "$budget" "${corpus_option[@]}" --max-prompts "${MAX_PROMPTS:-40}" \
+    "$specd" bench --model $t --draft $d --methods "$methods" --draft-budget "$budget" "${corpus_option[@]}" --max-prompts "${MAX_PROMPTS:-40}" \
       --repeats "${METHOD_REPEATS:-3}" --json "$out/$name.json" --traces "$out/$name.sqlite" | tee "$out/$name.txt"
   done
 done
@@ -93,7 +96,7 @@ for sam in dynamic corpus; do
   corpus_option=()
   [ $sam = corpus ] && corpus_option=(--artifact "$artifact")
   echo "== specd bench --methods pld,sam --categories summarization --repeats 7 (sam $sam) ==" >&2
-  "$specd" bench --methods pld,sam --categories summarization "${corpus_option[@]}" --max-prompts 40 --repeats 7 \
+  "$specd" bench --model $t --methods pld,sam --categories summarization "${corpus_option[@]}" --max-prompts 40 --repeats 7 \
     --json "$out/$name.json" | tee "$out/$name.txt"
 done
 
@@ -103,7 +106,7 @@ for n in 45 90 181; do
   rm -rf "$artifact-scaling"
   echo "== specd calibrate csd --max-prompts $n ==" >&2
   echo "--max-prompts $n:"
-  "$specd" calibrate csd --max-prompts "$n" --out "$artifact-scaling" | sed -n 2,4p
+  "$specd" calibrate csd --target $t --draft $d --max-prompts "$n" --out "$artifact-scaling" | sed -n 2,4p
 done | tee "$out/calibrate-csd-scaling.txt"
 rm -rf "$artifact-scaling"
 
@@ -113,7 +116,7 @@ for temperature in 0 0.6; do
   for budget in fixed auto; do
     name=csd-t$temperature-$budget
     echo "== specd bench --methods sd,csd,csd-ocm-only,csd-scg-only (T=$temperature, --draft-budget $budget) ==" >&2
-    "$specd" bench --methods sd,csd,csd-ocm-only,csd-scg-only --artifact "$artifact" --gamma 6 --draft-budget "$budget" \
+    "$specd" bench --model $t --draft $d --methods sd,csd,csd-ocm-only,csd-scg-only --artifact "$artifact" --gamma 6 --draft-budget "$budget" \
       --temperature "$temperature" --max-prompts "${CSD_PROMPTS:-20}" --repeats "${METHOD_REPEATS:-3}" --json "$out/$name.json" | tee "$out/$name.txt"
   done
 done

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Sets up, builds and shows specd on the demo pair: the target continuing a prompt from the
-# workload suite, then specd bench on the target and on the draft.
+# Sets up, builds and shows specd on the large demo pair (docs/models.md): the target continuing a
+# prompt from the workload suite, then specd bench on the target and on the draft.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 specd=build/cli/specd
-target=data/models/demo-target
-draft=data/models/demo-draft
+target=data/models/demo-large-target
+draft=data/models/demo-target
 
 echo
-echo "== specd generate (demo target, greedy, a code-editing prompt from data/workloads) =="
+echo "== specd generate (large demo target, greedy, a code-editing prompt from data/workloads) =="
 "$specd" generate --model "$target" --workload data/workloads/code_editing.jsonl --prompt-index 0 --max-new-tokens 96
 echo
 echo "== specd generate --method pld (the same prompt gives the same text; the stats line shows its steps and acceptance) =="
@@ -21,13 +21,13 @@ echo "== specd generate (sampling: T=0.8, top-p 0.95, seed 1, a QA prompt) =="
 "$specd" generate --model "$target" --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64 \
   --temperature 0.8 --top-p 0.95 --seed 1
 echo
-echo "== specd bench (demo target) =="
+echo "== specd bench (the target) =="
 "$specd" bench --model "$target" --repeats 5
 echo
-echo "== specd bench (demo draft) =="
+echo "== specd bench (the draft) =="
 "$specd" bench --model "$draft" --repeats 5
 echo
-artifact=artifacts/demo-pair
+artifact=artifacts/demo-large-pair
 rm -rf "$artifact"
 echo "== specd calibrate sam-corpus (SAM-Decoding's static corpus: the target's answers to the calibration prompts) =="
 "$specd" calibrate sam-corpus --target "$target" --draft "$draft" --out "$artifact"

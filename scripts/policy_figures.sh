@@ -36,6 +36,6 @@ sweep adapld --grid layer=1,3,6 --grid branches=2,8
 methods=pld,sam,respec,respec-no-trigger,respec-no-ema,respec-lossless,adapld,adapld-lexical-only,adapld-no-branches,adapld-no-successors
 for budget in auto fixed; do
   echo "== specd bench --methods $methods --artifact $artifact --draft-budget $budget ==" >&2
-  "$specd" bench --methods "$methods" --artifact "$artifact" --draft-budget "$budget" --max-prompts "$prompts" \
+  "$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact" --draft-budget "$budget" --max-prompts "$prompts" \
     --repeats "$repeats" --json "$out/policies-t0-$budget.json" | tee "$out/policies-t0-$budget.txt"
 done

@@ -72,6 +72,37 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
   CHECK(run_cli(base + " --method pld --pld-match latest").out == ar.out);
 }
 
+// The demo pairs as a new user meets them: no model named decodes with the large target and, for
+// a draft-model method, its draft demo-target; demo-target's own draft is demo-draft; any other
+// target must name its draft. Speculative decoding gives AR's text at T=0 on both pairs.
+TEST_CASE("specd generate uses the large demo pair by default and the demo targets' own drafts", "[cli][demo]") {
+  const std::string models = std::string(SPECD_SOURCE_DIR) + "/data/models/";
+  const std::string prompt = " --prompt 'import os\nimport sys\n\ndef main(' --max-new-tokens 24 --draft-budget fixed";
+  auto sd_counts = [](const CliResult& r) {
+    const size_t at = r.err.find(" | sd: ");
+    return at == std::string::npos ? std::string() : r.err.substr(at, r.err.find('\n', at) - at);
+  };
+  const CliResult ar = run_cli("generate" + prompt);
+  CAPTURE(ar.err);
+  REQUIRE(ar.exit_code == 0);
+  CHECK(run_cli("generate --model " + models + "demo-large-target" + prompt).out == ar.out);
+  const CliResult sd = run_cli("generate --method sd" + prompt);
+  CAPTURE(sd.err);
+  REQUIRE(sd.exit_code == 0);
+  CHECK(sd.out == ar.out);
+  REQUIRE(!sd_counts(sd).empty());
+  CHECK(sd_counts(run_cli("generate --method sd --draft " + models + "demo-target" + prompt)) == sd_counts(sd));
+
+  const std::string small = "generate --model " + models + "demo-target" + prompt;
+  const CliResult small_sd = run_cli(small + " --method sd");
+  CAPTURE(small_sd.err);
+  REQUIRE(small_sd.exit_code == 0);
+  CHECK(small_sd.out == run_cli(small).out);
+  CHECK(sd_counts(run_cli(small + " --method sd --draft " + models + "demo-draft")) == sd_counts(small_sd));
+
+  require_one_line_error(run_cli("generate --model " + model_with_tokenizer("cli-no-demo-pair") + " --method sd --prompt 'x'"), "--draft");
+}
+
 // A request's speculative steps depend on its inputs only: run in separate processes (and with
 // different thread counts), sd-tree drafts the same trees, so its text and its step and
 // acceptance counts agree. The draft is the target: deep trees, many nodes accepted. A fixed
