@@ -59,22 +59,31 @@ CalibrationProvenance merge_provenance(const std::string& policy, const std::vec
                                        const std::vector<std::string>& names, std::vector<size_t>& order) {
   const size_t n = parts.size();
   const nlohmann::json identity = calibration_identity(inputs[0]->target, inputs[0]->draft, *parts[0]);
-  std::vector<int> seen(n, -1);
+  const int32_t count = parts[0]->shard_count;
+  std::map<int32_t, size_t> seen;  // shard index -> input
   for (size_t i = 0; i < n; ++i) {
     const CalibrationProvenance& p = *parts[i];
     const std::string where = names[i];
     const std::string differs = first_difference(identity, calibration_identity(inputs[i]->target, inputs[i]->draft, p));
     if (!differs.empty())
       input_error(where, "not a shard of the same " + policy + " calibration as " + names[0] + " (" + differs + " differs)");
-    if (p.shard_count != static_cast<int32_t>(n) || p.shard_index < 0 || p.shard_index >= p.shard_count)
-      input_error(where, policy + " is shard " + std::to_string(p.shard_index) + " of " + std::to_string(p.shard_count) +
-                             ", but " + std::to_string(n) + " shards were given");
-    if (seen[p.shard_index] >= 0)
-      input_error(where, policy + " shard " + std::to_string(p.shard_index) + " is also in " + names[seen[p.shard_index]]);
-    seen[p.shard_index] = static_cast<int>(i);
+    if (p.shard_count != count)
+      input_error(where, policy + " is shard " + std::to_string(p.shard_index) + " of " + std::to_string(p.shard_count) + ", but " +
+                             names[0] + "'s is one of " + std::to_string(count));
+    const auto [at, fresh] = seen.emplace(p.shard_index, i);
+    if (!fresh) input_error(where, policy + " shard " + std::to_string(p.shard_index) + " is also in " + names[at->second]);
+  }
+  if (seen.size() != static_cast<size_t>(count)) {
+    std::vector<std::string> missing;
+    for (int32_t s = 0; s < count; ++s)
+      if (!seen.count(s)) missing.push_back(std::to_string(s));
+    std::string list;
+    for (size_t k = 0; k < missing.size(); ++k) list += (k ? ", " : "") + missing[k];
+    input_error("merge", policy + (missing.size() == 1 ? " shard " + list + " is" : " shards " + list + " are") + " missing: " +
+                             std::to_string(n) + " of the " + std::to_string(count) + " shards were given");
   }
   order.assign(n, 0);
-  for (size_t s = 0; s < n; ++s) order[s] = static_cast<size_t>(seen[s]);  // every index seen once: no gaps
+  for (const auto& [index, input] : seen) order[static_cast<size_t>(index)] = input;  // indices 0..n-1, each once
 
   CalibrationProvenance merged = *parts[order[0]];
   std::vector<const CalibrationProvenance*> ordered;
@@ -89,6 +98,7 @@ CalibrationProvenance merge_provenance(const std::string& policy, const std::vec
   }
   merged.shard_index = 0;
   merged.shard_count = 1;
+  merged.job = nullptr;  // each shard's job is in `shards`
   merged.counts = add_counts(ordered);
   return merged;
 }

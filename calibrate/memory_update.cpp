@@ -1,14 +1,21 @@
 #include "calibrate/memory_update.h"
 
+#include <filesystem>
+
 #include "artifact/artifact_reader.h"
 #include "calibrate/artifact_writer.h"
+#include "io/directory_lock.h"
 #include "util/error.h"
 
 namespace specd {
 
 void write_updated_memory(const std::string& artifact_dir, const CorrectionMemory& memory, const std::string& command_line,
                           const std::string& out_dir) {
-  Artifact artifact = read_artifact(artifact_dir);
+  // A read-modify-write when the two are one artifact: under its exclusive lock (io/directory_lock.h).
+  DirectoryLock lock(out_dir, DirectoryLock::Mode::Exclusive);
+  std::error_code ignored;
+  const bool same = std::filesystem::weakly_canonical(artifact_dir, ignored) == std::filesystem::weakly_canonical(out_dir, ignored);
+  Artifact artifact = same ? read_artifact_locked(artifact_dir) : read_artifact(artifact_dir);
   if (!artifact.csd) input_error(artifact_dir, "holds no CSD calibration to update");
   CsdCalibration& csd = *artifact.csd;
   int32_t online_prompt = 0;

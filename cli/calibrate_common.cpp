@@ -4,6 +4,7 @@
 
 #include "artifact/artifact_reader.h"
 #include "artifact/fingerprint.h"
+#include "calibrate/shard_source.h"
 #include "io/output_path.h"
 #include "io/sha256.h"
 #include "model_files.h"
@@ -18,33 +19,6 @@ std::string joined(const Args& args, const std::string& part) {
   return command_line("calibrate", all);
 }
 
-void parse_shard(const std::string& text, int32_t& index, int32_t& count) {
-  const size_t slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    index = std::stoi(text.substr(0, slash));
-    count = std::stoi(text.substr(slash + 1));
-  } catch (const std::exception&) {
-    input_error("--shard", "must be I/N, e.g. 0/4 (got '" + text + "')");
-  }
-  if (count < 1 || index < 0 || index >= count) input_error("--shard", "needs 0 <= I < N (got '" + text + "')");
-}
-
-Artifact artifact_for(const std::string& out, const std::string& target_dir, const std::string& draft_dir) {
-  if (std::filesystem::exists(out) && !std::filesystem::is_empty(out)) {
-    Artifact existing = read_artifact(out);
-    check_pair(out, existing, target_dir, draft_dir);
-    existing.created_at.clear();
-    existing.tool_version.clear();
-    existing.git_commit.clear();
-    return existing;
-  }
-  Artifact artifact;
-  artifact.target = fingerprint_model(target_dir);
-  if (!draft_dir.empty()) artifact.draft = fingerprint_model(draft_dir);
-  return artifact;
-}
-
 void add_common(po::options_description& desc, CommonArgs& a, bool with_draft, const char* shard_help) {
   desc.add_options()
       ("target", po::value(&a.target_dir)->default_value(default_model_dir()), "target model directory")
@@ -54,17 +28,22 @@ void add_common(po::options_description& desc, CommonArgs& a, bool with_draft, c
       ("max-new-tokens", po::value(&a.max_new_tokens)->default_value(0), "tokens per answer (0: each prompt's max_new_tokens)")
       ("out", po::value(&a.out)->required(), "the pair's artifact directory (created, or added to)")
       ("resume", po::bool_switch(&a.resume), "continue an interrupted run of the same command from its last finished prompt")
-      ("shard", po::value(&a.shard)->default_value("0/1"), shard_help);
-  if (with_draft) desc.add_options()("draft", po::value(&a.draft_dir)->default_value(data_dir() + "/models/demo-draft"), "draft model directory");
+      ("shard", po::value(&a.shard), shard_help);
+  if (with_draft) desc.add_options()("draft", po::value(&a.draft_dir), "draft model directory (default: the demo target's own draft)");
   add_device_options(desc, a.device);
 }
 
 std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenance, const std::string& command_line) {
   if (a.max_prompts < 0) input_error("--max-prompts", "must not be negative");
   if (a.max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");
-  parse_shard(a.shard, a.shard_index, a.shard_count);
+  const ShardSource shard = resolve_shard(a.shard, process_environment());
+  a.shard_index = shard.index;
+  a.shard_count = shard.count;
   // A bad --out fails now, not after minutes of decoding.
   check_outputs({{"--out", a.out, Output::Directory}});
+  std::error_code link_error;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(a.out, link_error)))
+    input_error("--out", a.out + " is a symbolic link: give the artifact's own directory (a calibration replaces it whole)");
   if (std::filesystem::is_directory(a.out) && !std::filesystem::is_empty(a.out) &&
       !std::filesystem::exists(std::filesystem::path(a.out) / kManifestFile))
     input_error(a.out, "exists and is not a specd artifact (no manifest.json): choose another --out");
@@ -77,6 +56,7 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   provenance.prompt_count = static_cast<int64_t>(items.size());
   provenance.shard_index = a.shard_index;
   provenance.shard_count = a.shard_count;
+  provenance.job = shard.job_json();
   return items;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/artifact.h"
+#include "calibrate/artifact_update.h"
 #include "options.h"
 #include "workload/workload.h"
 
@@ -15,17 +16,10 @@ namespace specd::cli {
 // The command as typed, for the artifact's provenance ("calibrate PART ARGS...").
 std::string joined(const Args& args, const std::string& part);
 
-// "I/N" into index and count: InputError naming --shard otherwise.
-void parse_shard(const std::string& text, int32_t& index, int32_t& count);
-
-// The artifact to add a calibration to: the one already in `out` (bound to the same pair), or a
-// new one for the pair.
-Artifact artifact_for(const std::string& out, const std::string& target_dir, const std::string& draft_dir);
-
 // Options every calibration shares.
 struct CommonArgs {
   std::string target_dir, draft_dir, prompts_path, out;
-  std::string shard = "0/1";
+  std::string shard;  // as typed: "I/N", "auto", "auto/N" or "" (calibrate/shard_source.h)
   int32_t shard_index = 0, shard_count = 1;
   int64_t max_prompts = 0, max_new_tokens = 0;
   bool resume = false;
@@ -35,7 +29,9 @@ struct CommonArgs {
 // --target, --prompts, --max-prompts, --max-new-tokens, --out, --resume, --shard (its help says
 // `shard_help`), the device options and, with `with_draft`, --draft.
 void add_common(po::options_description& desc, CommonArgs& a, bool with_draft,
-                const char* shard_help = "I/N: calibrate prompts I, I+N, I+2N, ... (merge shards with specd artifact merge)");
+                const char* shard_help = "I/N: calibrate prompts I, I+N, I+2N, ... (merge shards with specd artifact merge); "
+                                         "auto[/N]: I and N from a Slurm array job, a Kubernetes Indexed Job or an MPI launcher "
+                                         "(docs/cluster.md; the default inside a Slurm array job)");
 
 // Checks the common options and --out (before any decoding), reads the prompts and fills the
 // provenance's command line, prompts and shard.

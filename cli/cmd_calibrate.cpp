@@ -67,7 +67,7 @@ int run_csd(const Args& args) {
       ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "target and draft top-p")
       ("seed", po::value(&options.sampling.seed)->default_value(0), "prompt i is decoded with seed + i");
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--resume] [--shard I/N]")) return 0;
+  if (!parse(args, desc, vm, "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--resume] [--shard I/N|auto[/N]]")) return 0;
   check_sampling_options(options.sampling);
   if (options.gamma < 1) input_error("--gamma", "must be at least 1");
   CalibrationProvenance provenance;
@@ -82,6 +82,7 @@ int run_csd(const Args& args) {
   provenance.options = {{"gamma", options.gamma}, {"max_new_tokens", a.max_new_tokens}};
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
   std::shared_ptr<const LlamaModel> draft = LlamaModel::load(a.draft_dir, a.device);
   if (draft->config().vocab_size != files.model->config().vocab_size)
     input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
@@ -105,10 +106,11 @@ int run_csd(const Args& args) {
   for (const CalibratedPrompt& p : csd.prompts) drafted += p.drafted, accepted += p.accepted, tokens += p.new_tokens;
   csd.provenance.wall_s = wall_ms / 1000.0;
   csd.pairs = summarize_pairs(csd.rejections);
-  artifact.csd = csd;
-  set_threshold(artifact, kCsdPolicy, "lambda", 6, "paper default (the CSD paper 5.1)");
-  set_threshold(artifact, kCsdPolicy, "tau", 0.01, "paper default (the CSD paper 5.1)");
-  write_artifact(a.out, artifact);
+  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
+    current.csd = csd;
+    set_threshold(current, kCsdPolicy, "lambda", 6, "paper default (the CSD paper 5.1)");
+    set_threshold(current, kCsdPolicy, "tau", 0.01, "paper default (the CSD paper 5.1)");
+  });
   journal.remove();
 
   const auto& pairs = csd.pairs;
@@ -167,7 +169,7 @@ int run_arc(const Args& args) {
       ("tree-depth", po::value(&options.tree.depth)->default_value(options.tree.depth), "draft tree depth")
       ("tree-nodes", po::value(&options.tree.nodes)->default_value(options.tree.nodes), "draft tree nodes");
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd calibrate arc [--target T] [--draft D] [--prompts F] --out DIR [--delta 0.05] [--temperature T] [--resume] [--shard I/N]"))
+  if (!parse(args, desc, vm, "usage: specd calibrate arc [--target T] [--draft D] [--prompts F] --out DIR [--delta 0.05] [--temperature T] [--resume] [--shard I/N|auto[/N]]"))
     return 0;
   check_sampling_options(options.run.sampling);
   if (!(delta > 0 && delta < 1)) input_error("--delta", "must be in (0, 1)");
@@ -197,6 +199,7 @@ int run_arc(const Args& args) {
                         {"max_new_tokens", a.max_new_tokens}};
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
   std::shared_ptr<const LlamaModel> draft = LlamaModel::load(a.draft_dir, a.device);
   if (draft->config().vocab_size != files.model->config().vocab_size)
     input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
@@ -231,8 +234,7 @@ int run_arc(const Args& args) {
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   const double wall_ms = total_wall_ms(arc.prompts);
   arc.provenance.wall_s = wall_ms / 1000.0;
-  artifact.arc = arc;
-  write_artifact(a.out, artifact);
+  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) { current.arc = arc; });
   journal.remove();
 
   int64_t calibration = 0, held_out = 0;
@@ -259,7 +261,7 @@ int run_sam_corpus(const Args& args) {
   add_common(desc, a, /*with_draft=*/false);
   desc.add_options()("draft", po::value(&a.draft_dir), "the pair's draft model, when the artifact is for a pair (binds it)");
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd calibrate sam-corpus [--target T] [--prompts F] --out DIR [--resume] [--shard I/N]")) return 0;
+  if (!parse(args, desc, vm, "usage: specd calibrate sam-corpus [--target T] [--prompts F] --out DIR [--resume] [--shard I/N|auto[/N]]")) return 0;
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "sam-corpus"));
   provenance.options = {{"max_new_tokens", a.max_new_tokens}};
@@ -281,8 +283,7 @@ int run_sam_corpus(const Args& args) {
   int64_t tokens = 0;
   for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens;
   corpus.provenance.wall_s = total_wall_ms(corpus.prompts) / 1000.0;
-  artifact.sam_corpus = corpus;
-  write_artifact(a.out, artifact);
+  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) { current.sam_corpus = corpus; });
   journal.remove();
   std::printf("wrote %s: SAM static corpus, %zu documents, %lld tokens\n", a.out.c_str(), corpus.documents.size(), static_cast<long long>(tokens));
   return 0;

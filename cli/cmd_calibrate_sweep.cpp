@@ -71,7 +71,8 @@ int run_calibrate_sweep(const Args& args) {
   SamplingParams sampling;
   double max_nll_increase = 0.05, min_chrf = 90;
   po::options_description desc("specd calibrate sweep");
-  add_common(desc, a, /*with_draft=*/false, "I/N: measure grid points I, I+N, I+2N, ... (run 0 is the base point; merge with specd artifact merge)");
+  add_common(desc, a, /*with_draft=*/false, "I/N: measure grid points I, I+N, I+2N, ... (run 0 is the base point; merge with specd artifact merge); auto[/N]: I and N "
+             "from a Slurm array job, a Kubernetes Indexed Job or an MPI launcher (docs/cluster.md; the default inside a Slurm array job)");
   desc.add_options()
       ("policy", po::value(&policy)->required(), "the method family whose parameters are swept (pld, sam, csd, arc, ...)")
       ("grid", po::value(&grid_texts)->composing(), "NAME=v1,v2,...: a parameter of the family and its values (repeat; the first varies slowest)")
@@ -86,7 +87,7 @@ int run_calibrate_sweep(const Args& args) {
   add_method_options(desc, m);
   po::variables_map vm;
   if (!parse(args, desc, vm,
-             "usage: specd calibrate sweep --policy P --grid NAME=v1,v2,... [--grid ...] --out DIR [--resume] [--shard I/N] [method options]"))
+             "usage: specd calibrate sweep --policy P --grid NAME=v1,v2,... [--grid ...] --out DIR [--resume] [--shard I/N|auto[/N]] [method options]"))
     return 0;
   finish_method_options(m, vm);
   check_sampling_options(sampling);
@@ -115,9 +116,11 @@ int run_calibrate_sweep(const Args& args) {
 
   const bool needs_draft = info.draft != DraftModelUse::None;
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
+  if (needs_draft) m.draft_dir = draft_dir_for(m.draft_dir, a.target_dir);
   std::shared_ptr<const LlamaModel> draft = needs_draft ? LlamaModel::load(m.draft_dir, a.device) : nullptr;
   check_tree_vocabulary(m, files.model->config().vocab_size);
-  Artifact artifact = artifact_for(a.out, a.target_dir, info.draft == DraftModelUse::Required ? m.draft_dir : "");
+  const std::string pair_draft = info.draft == DraftModelUse::Required ? m.draft_dir : "";
+  Artifact artifact = artifact_for(a.out, a.target_dir, pair_draft);
   // A method that loads a calibration (csd's memory, sam's corpus, arc's constants) takes it from
   // --artifact, else from the pair's artifact being added to.
   std::shared_ptr<const Artifact> given = load_artifact(m, a.target_dir, draft != nullptr);
@@ -150,9 +153,12 @@ int run_calibrate_sweep(const Args& args) {
   sweep.min_chrf = min_chrf;
   sweep.runs = journal.sweep_runs();
   for (const SweepRun& r : sweep.runs) sweep.provenance.wall_s += r.wall_s;
-  const SweepChoice choice = store_sweep(artifact, sweep, a.shard_count > 1);
-  const SweepCalibration& stored = artifact.sweeps.back();
-  write_artifact(a.out, artifact);
+  SweepChoice choice;
+  SweepCalibration stored;
+  update_artifact(a.out, a.target_dir, pair_draft, [&](Artifact& current) {
+    choice = store_sweep(current, sweep, a.shard_count > 1);
+    stored = current.sweeps.back();
+  });
   journal.remove();
 
   std::printf("wrote %s: sweep of %s (%s), %zu of %zu runs, shard %d/%d, %zu prompts, T=%.2f, %d repeats\n", a.out.c_str(), family.c_str(),

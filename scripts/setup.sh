@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package specd builds, tests and runs with (clang and its sanitizer
-# runtimes for scripts/sanitize.sh, Chromium's headless shell for the report's browser test) and
+# runtimes for scripts/sanitize.sh, Chromium's headless shell for the report's browser test,
+# Slurm and munge for the job-array test's single-node cluster) and
 # the npm packages below. Safe to run twice:
 # apt skips what is already installed, npm skips what node_modules already holds.
 set -euo pipefail
@@ -12,6 +13,7 @@ packages=(
   libeigen3-dev libboost-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
   catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
   clang libclang-rt-14-dev
+  slurmctld slurmd slurm-client munge
   nodejs
   chromium-headless-shell
 )

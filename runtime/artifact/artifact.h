@@ -45,6 +45,8 @@ struct CalibrationProvenance {
   std::string command_line, prompts_path, prompts_sha256;
   int64_t prompt_count = 0;
   int32_t shard_index = 0, shard_count = 1;
+  // The scheduler's job and task that ran this shard ({"scheduler", "job_id", "task_id"}), or null.
+  nlohmann::json job;
   std::vector<nlohmann::json> shards;  // the provenance of each merged shard, in shard order
   uint64_t seed = 0;
   double temperature = 0;

@@ -5,6 +5,7 @@
 #include "artifact/consistency.h"
 #include "artifact/fingerprint.h"
 #include "artifact/file_checks.h"
+#include "io/directory_lock.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -16,8 +17,10 @@ bool lists_policy(const Artifact& artifact, const std::string& policy) {
          (policy == kArcPolicy && artifact.arc);
 }
 
-Artifact read_artifact(const std::string& dir) {
-  ArtifactReader reader(dir);
+namespace {
+
+Artifact read_whole(const std::string& dir, ArtifactReader::Lock lock) {
+  ArtifactReader reader(dir, lock);
   Artifact artifact = reader.manifest();
   const std::string sqlite_path = check_sealed_file(dir, kSqliteFile, reader.files());
   const std::string h5_path = check_sealed_file(dir, kH5File, reader.files());
@@ -62,7 +65,15 @@ Artifact read_artifact(const std::string& dir) {
   return artifact;
 }
 
-ArtifactReader::ArtifactReader(std::string dir) : dir_(std::move(dir)), manifest_(read_manifest(dir_)) {
+}  // namespace
+
+Artifact read_artifact(const std::string& dir) { return read_whole(dir, ArtifactReader::Lock::Shared); }
+
+Artifact read_artifact_locked(const std::string& dir) { return read_whole(dir, ArtifactReader::Lock::HeldByCaller); }
+
+ArtifactReader::ArtifactReader(std::string dir, Lock lock) : dir_(std::move(dir)) {
+  if (lock == Lock::Shared) lock_.emplace(dir_, DirectoryLock::Mode::Shared);
+  manifest_ = read_manifest(dir_);
   check_file_versions(dir_, manifest_.files);
 }
 

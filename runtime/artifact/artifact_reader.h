@@ -2,28 +2,35 @@
 // Reading an artifact directory: all of it (read_artifact, for inspection, merges and
 // verification) or what deployment needs (ArtifactReader: the manifest, then tables on demand).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "artifact/artifact.h"
 #include "artifact/manifest.h"
+#include "io/directory_lock.h"
 
 namespace specd {
 
 // Reads and validates everything: the manifest, each file's sha256 against it, schema versions,
 // tables, datasets, their dtypes and lengths, and the consistency of the three files. The first
-// problem throws InputError "DIR/FILE: problem" in one line.
+// problem throws InputError "DIR/FILE: problem" in one line. Under DIR's shared lock
+// (io/directory_lock.h), as ArtifactReader: a writer's swap never lands midway.
 Artifact read_artifact(const std::string& dir);
+// The same, for a caller that holds DIR's exclusive lock (calibrate/artifact_update.h).
+Artifact read_artifact_locked(const std::string& dir);
 
 // Whether the manifest of `artifact` lists the calibration `policy` (csd, sam_corpus, arc).
 bool lists_policy(const Artifact& artifact, const std::string& policy);
 
 // Deployment: the constructor reads manifest.json only; each accessor opens the file it needs
 // after checking its sha256 against the manifest, so a changed or damaged file is refused naming
-// it. Nothing is cached: call each once.
+// it. Nothing is cached: call each once. The reader holds DIR's shared lock while it lives, so
+// the files it opens are the version its manifest names (a writer waits).
 class ArtifactReader {
  public:
-  explicit ArtifactReader(std::string dir);
+  enum class Lock { Shared, HeldByCaller };  // HeldByCaller: the caller holds DIR's exclusive lock
+  explicit ArtifactReader(std::string dir, Lock lock = Lock::Shared);
 
   const std::string& dir() const { return dir_; }
   // Pair, tool, creation time and each calibration's provenance (no rows).
@@ -52,6 +59,7 @@ class ArtifactReader {
   std::string sealed_file(const char* name) const;  // DIR/name once its sha256 matches the manifest
 
   std::string dir_;
+  std::optional<DirectoryLock> lock_;
   Manifest manifest_;
 };
 

@@ -35,6 +35,38 @@ std::string general(double value) {
   return text;
 }
 
+// " (slurm job 41, task 2)" for a shard a scheduler ran, else "".
+std::string job_text(const json& shard) {
+  if (!shard.contains("job")) return "";
+  const json& job = shard["job"];
+  return " (" + job["scheduler"].get<std::string>() + " job " + job["job_id"].get<std::string>() + ", task " +
+         job["task_id"].get<std::string>() + ")";
+}
+
+// "12.3 s, 87.8 prompts/min": a calibration's decoding time and its throughput in prompts.
+std::string time_text(const json& c) {
+  const double wall_s = c["wall_s"].get<double>();
+  std::string text = fixed(wall_s, 1) + " s";
+  if (c["counts"].contains("prompts") && wall_s > 0)
+    text += ", " + fixed(60 * c["counts"]["prompts"].get<double>() / wall_s, 1) + " prompts/min";
+  return text;
+}
+
+// Which shard this is, or the shards it was merged from with each one's time, counts and job.
+void print_shards(std::ostream& out, const json& c) {
+  if (!c.contains("shards")) {
+    out << "  shard " << c["shard"]["index"] << " of " << c["shard"]["count"] << job_text(c["shard"]) << "\n";
+    return;
+  }
+  out << "  merged from " << c["shards"].size() << " shards (shard: decoding time, counts):";
+  for (const json& s : c["shards"]) {
+    out << "\n    " << s["shard"]["index"] << ": " << time_text(s) << ",";
+    for (const auto& [key, value] : s["counts"].items()) out << " " << key << " " << value.dump();
+    out << job_text(s["shard"]);
+  }
+  out << "\n";
+}
+
 // ARC's settings, constants per bucket and held-out audit (the paper's Table 5).
 void print_arc(std::ostream& out, const json& c) {
   out << "  delta " << general(c["delta"].get<double>()) << ", K " << c["top_k"] << ", mu " << general(c["mu"].get<double>())
@@ -64,11 +96,8 @@ void print_calibration(std::ostream& out, const std::string& name, const json& c
       << short_hash(c["prompts"]["sha256"]) << ")\n";
   out << "  seed " << c["seed"] << ", temperature " << c["sampling"]["temperature"] << ", top_k " << c["sampling"]["top_k"]
       << ", top_p " << c["sampling"]["top_p"] << ", options " << c["options"].dump() << "\n";
-  char wall[64];
-  std::snprintf(wall, sizeof wall, "%.1f s", c["wall_s"].get<double>());
-  out << "  decoding time: " << wall << "\n";
-  if (c.contains("shards")) out << "  merged from " << c["shards"].size() << " shards\n";
-  else out << "  shard " << c["shard"]["index"] << " of " << c["shard"]["count"] << "\n";
+  out << "  decoding time: " << time_text(c) << (c.contains("shards") ? " over all shards" : "") << "\n";
+  print_shards(out, c);
   if (c.contains("audit")) print_arc(out, c);
   if (!c.contains("top_pairs")) return;
   char shares[64];
@@ -94,9 +123,8 @@ void print_sweep(std::ostream& out, const std::string& family, const json& c) {
     out << values;
   }
   out << "; " << c["counts"]["runs"] << " of " << c["planned_runs"] << " runs";
-  if (c.contains("shards")) out << ", merged from " << c["shards"].size() << " shards";
-  else if (c["shard"]["count"].get<int64_t>() > 1) out << ", shard " << c["shard"]["index"] << " of " << c["shard"]["count"];
   out << "\n  made by: " << c["command_line"].get<std::string>() << "\n";
+  if (c.contains("shards") || c["shard"]["count"].get<int64_t>() > 1) print_shards(out, c);
   out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << "), temperature "
       << c["sampling"]["temperature"] << ", bounds: NLL +" << general(c["bounds"]["max_nll_increase"].get<double>()) << ", chrF >= "
       << general(c["bounds"]["min_chrf"].get<double>()) << "\n";

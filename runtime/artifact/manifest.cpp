@@ -148,6 +148,7 @@ json provenance_json(const CalibrationProvenance& p) {
               {"options", p.options},
               {"counts", p.counts},
               {"wall_s", p.wall_s}};
+  if (!p.job.is_null()) out["shard"]["job"] = p.job;
   if (!p.shards.empty()) out["shards"] = p.shards;
   return out;
 }
@@ -203,6 +204,10 @@ CalibrationProvenance parse_provenance(const json& object, const std::string& wh
   if (shard_index < 0 || shard_index >= shard_count) shard.fail("index", "must be in [0, shard.count)");
   p.shard_count = static_cast<int32_t>(shard_count);
   p.shard_index = static_cast<int32_t>(shard_index);
+  if (shard.has("job")) {
+    JsonObjectReader job(object_field(shard, "job"), where, prefix + "shard.job.");
+    p.job = {{"scheduler", job.string("scheduler")}, {"job_id", job.string("job_id")}, {"task_id", job.string("task_id")}};
+  }
   if (reader.has("shards")) {
     const json& shards = reader.at("shards");
     if (!shards.is_array()) reader.fail("shards", "must be an array");

@@ -10,11 +10,13 @@
 #include "artifact/file_checks.h"
 #include "artifact/fingerprint.h"
 #include "artifact/manifest.h"
+#include "io/directory_lock.h"
 #include "util/error.h"
 
 namespace specd {
 
 std::vector<std::string> verify_artifact(const std::string& dir, const std::string& target_dir, const std::string& draft_dir) {
+  const DirectoryLock lock(dir, DirectoryLock::Mode::Shared);  // one version: a writer waits
   std::vector<std::string> problems;
   // Runs one check; an InputError it throws is a problem to report, and the check counts as failed.
   auto attempt = [&problems](const std::function<void()>& check) {

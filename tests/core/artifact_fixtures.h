@@ -1,6 +1,7 @@
 #pragma once
 // Synthetic calibration artifacts and tiny model directories for the artifact tests.
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <algorithm>
 #include <functional>
@@ -48,6 +49,31 @@ inline CalibrationProvenance fake_provenance(const std::string& policy) {
   return p;
 }
 
+// A pld sweep (specd calibrate sweep) of one run, tokens=5, measured at `tokens_per_s` against an
+// AR of 100 tokens/s with MAT `mat`, and chosen.
+inline SweepCalibration pld_sweep(double tokens_per_s = 100, double mat = 0) {
+  SweepCalibration sweep;
+  sweep.provenance = fake_provenance("sweep");
+  sweep.family = "pld";
+  sweep.grid = {{"tokens", {5, 10}, {"5", "10"}}};
+  sweep.planned_runs = 3;
+  SweepRun run;
+  run.index = 1;
+  run.values = {5};
+  run.point = "tokens=5";
+  run.stats.push_back(SweepStats{});
+  run.stats.back().category = "overall";
+  run.stats.back().tokens_per_s = tokens_per_s;
+  run.stats.back().speedup = tokens_per_s / 100;
+  run.stats.back().mat = mat;
+  run.wall_s = 1000 / tokens_per_s;
+  sweep.runs = {run};
+  sweep.chosen = 1;
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2f", tokens_per_s / 100);
+  sweep.choice = std::string("sweep run 1 of 3: ") + speedup + "x AR, fastest lossless";
+  return sweep;
+}
 
 // `prompts` calibration prompts; prompt i's CSD run rejects a few (draft, target) pairs drawn
 // from a small vocabulary so pairs repeat; its SAM document has i % 5 * 3 tokens (some empty).

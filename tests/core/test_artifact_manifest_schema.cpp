@@ -5,6 +5,7 @@
 
 #include "artifact_fixtures.h"
 #include "calibrate/artifact_merge.h"
+#include "artifact/artifact_reader.h"
 #include "calibrate/artifact_writer.h"
 
 using namespace specd;
@@ -40,6 +41,8 @@ void check(const json& root, const json& schema, const json& value, const std::s
     return;
   }
   if (schema.contains("const") && value != schema["const"]) problems.push_back(where + ": not " + schema["const"].dump());
+  if (schema.contains("enum") && std::find(schema["enum"].begin(), schema["enum"].end(), value) == schema["enum"].end())
+    problems.push_back(where + ": not one of " + schema["enum"].dump());
   if (schema.contains("type") && !has_type(value, schema["type"])) problems.push_back(where + ": not " + schema["type"].dump());
   if (value.is_array() && schema.contains("items"))
     for (size_t i = 0; i < value.size(); ++i) check(root, schema["items"], value[i], where + "/" + std::to_string(i), problems);
@@ -70,27 +73,22 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
   write_artifact(tmp.file("full"), whole);
   CHECK(schema_problems(tmp.file("full/manifest.json")).empty());
 
-  write_artifact(tmp.file("merged"),
-                 merge_artifacts({test::shard_of(whole, 1, 2), test::shard_of(whole, 0, 2)}, {"one", "zero"}));
+  // Shards run by a scheduler's array job record its job and task; the merge keeps them per shard.
+  std::vector<Artifact> shards = {test::shard_of(whole, 1, 2), test::shard_of(whole, 0, 2)};
+  for (Artifact& shard : shards)
+    shard.csd->provenance.job = {{"scheduler", "slurm"}, {"job_id", "41"}, {"task_id", std::to_string(shard.csd->provenance.shard_index)}};
+  write_artifact(tmp.file("shard"), shards[0]);
+  CHECK(schema_problems(tmp.file("shard/manifest.json")).empty());
+  CHECK(read_artifact(tmp.file("shard")).csd->provenance.job == shards[0].csd->provenance.job);
+  const Artifact merged = merge_artifacts(shards, {"one", "zero"});
+  CHECK(merged.csd->provenance.job.is_null());
+  CHECK(merged.csd->provenance.shards.at(1)["shard"]["job"]["task_id"] == "1");
+  write_artifact(tmp.file("merged"), merged);
   CHECK(schema_problems(tmp.file("merged/manifest.json")).empty());
 
   // A parameter sweep (specd calibrate sweep), chosen and not.
   Artifact swept = whole;
-  SweepCalibration sweep;
-  sweep.provenance = test::fake_provenance("sweep");
-  sweep.family = "pld";
-  sweep.grid = {{"tokens", {5, 10}, {"5", "10"}}};
-  sweep.planned_runs = 3;
-  SweepRun run;
-  run.index = 1;
-  run.values = {5};
-  run.point = "tokens=5";
-  run.stats.push_back(SweepStats{});
-  run.stats.back().category = "overall";
-  sweep.runs = {run};
-  sweep.chosen = 1;
-  sweep.choice = "sweep run 1 of 3: 1.00x AR, fastest lossless";
-  swept.sweeps = {sweep};
+  swept.sweeps = {test::pld_sweep()};
   write_artifact(tmp.file("swept"), swept);
   CHECK(schema_problems(tmp.file("swept/manifest.json")) == std::vector<std::string>{});
   swept.sweeps[0].chosen.reset();
@@ -113,4 +111,7 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
         std::vector<std::string>{"/files/calibration.h5/schema_version: not 3", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
+  test::edit_manifest(tmp.file("shard"), [](json& m) { m["calibrations"]["csd"]["shard"]["job"]["scheduler"] = "pbs"; });
+  CHECK(schema_problems(tmp.file("shard/manifest.json")) ==
+        std::vector<std::string>{"/calibrations/csd/shard/job/scheduler: not one of [\"slurm\",\"kubernetes\",\"mpi\"]"});
 }

@@ -55,9 +55,10 @@ TEST_CASE("artifact merge: refuses shards that overlap, miss one or come from an
   const Artifact whole = test::synthetic_artifact(9);
   const Artifact s0 = test::shard_of(whole, 0, 3), s1 = test::shard_of(whole, 1, 3), s2 = test::shard_of(whole, 2, 3);
   CHECK(test::merge_error({s0, s1, s2}).empty());
-  CHECK(test::merge_error({s0, s1}) == "shard0: csd is shard 0 of 3, but 2 shards were given");
+  CHECK(test::merge_error({s0, s1}) == "merge: csd shard 2 is missing: 2 of the 3 shards were given");
+  CHECK(test::merge_error({s1}) == "merge: csd shards 0, 2 are missing: 1 of the 3 shards were given");
   CHECK(test::merge_error({s0, s1, s1}) == "shard2: csd shard 1 is also in shard1");
-  CHECK(test::merge_error({s0, s1, test::shard_of(whole, 0, 2)}) == "shard2: csd is shard 0 of 2, but 3 shards were given");
+  CHECK(test::merge_error({s0, s1, test::shard_of(whole, 0, 2)}) == "shard2: csd is shard 0 of 2, but shard0's is one of 3");
 
   Artifact overlapping = s2;
   overlapping.csd->prompts.push_back(s0.csd->prompts[0]);

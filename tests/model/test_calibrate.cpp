@@ -102,11 +102,37 @@ TEST_CASE("calibrate csd: shards merged equal the unsharded run", "[calibrate]")
   require_same_calibration(read_artifact(whole), m);
   CHECK(m.csd->provenance.shards.size() == 3);
   // A shard missing is refused.
-  require_one_line_error(run_cli("artifact merge --out " + fresh("merged-bad") + " " + s0 + " " + s1), s0.substr(0, s0.rfind('/')));
+  require_one_line_error(run_cli("artifact merge --out " + fresh("merged-bad") + " " + s0 + " " + s1), "csd shard 2 is missing");
+  // artifact diff: the merge holds the whole run's data; a shard does not.
+  CHECK(run_cli("artifact diff " + merged + " " + whole).exit_code == 0);
+  const CliResult differs = run_cli("artifact diff " + s0 + " " + whole);
+  CHECK(differs.exit_code == 1);
+  CHECK(differs.out.find("csd.rejections: ") != std::string::npos);
   // Merging onto an existing artifact would drop what it holds: refused, the artifact as it was.
   const std::string manifest_before = slurp(whole + "/manifest.json");
   require_one_line_error(run_cli("artifact merge --out " + whole + " " + s2 + " " + s0 + " " + s1), "--out: " + whole + " exists");
   CHECK(slurp(whole + "/manifest.json") == manifest_before);
+}
+
+// Each calibration reads the artifact when it starts and writes its part when it ends; two running
+// at once into one artifact must both land (the writer's lock, calibrate/artifact_update.h).
+TEST_CASE("calibrate: two calibrations writing one artifact at once both land", "[calibrate]") {
+  const std::string out = fresh("together");
+  std::filesystem::remove(out + ".sam-corpus-journal.sqlite");
+  const std::string sam = "calibrate sam-corpus --threads 1 --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts + " --out " + out;
+  const std::string both = "sh -c '" + std::string(SPECD_CLI) + " " + calibrate(out) + " > /dev/null & first=$!; " + SPECD_CLI + " " + sam +
+                           " > /dev/null; second=$?; wait $first; exit $(( $? * 16 + second ))'";
+  for (int round = 0; round < 2; ++round) {  // into a new artifact, then into the one just written
+    INFO("round " << round);
+    REQUIRE(std::system(both.c_str()) == 0);
+    const Artifact artifact = read_artifact(out);
+    CHECK(artifact.csd.has_value());
+    CHECK(artifact.sam_corpus.has_value());
+  }
+  // A symlinked --out is refused: a calibration replaces the artifact's directory whole.
+  std::filesystem::create_directory_symlink(out, out + "-link");
+  require_one_line_error(run_cli(calibrate(out + "-link")), "is a symbolic link");
+  std::filesystem::remove(out + "-link");
 }
 
 TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it equals an uninterrupted run", "[calibrate]") {
