@@ -18,7 +18,8 @@
 # Needs: scripts/build.sh (specd, specd-train), data/corpus/build/{train,eval}.txt
 # (scripts/corpus/fetch_corpus.sh) and data/tokenizer/tokenizer.json.
 # Knobs (environment): BUILD, STATE, MODELS, THREADS, TARGET_STEPS, DRAFT_STEPS, EVAL_TOKENS,
-# STOP_AFTER (stop the current stage after that many of its steps, to share the machine).
+# STOP_AFTER (stop the current stage after that many of its steps, to share the machine),
+# RETRAIN_TARGET.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +53,13 @@ common=(--text "$corpus/train.txt" --eval-text "$corpus/eval.txt" --tokenizer "$
         --eval-tokens 32768 --checkpoint-every 10 --log-every 5 --eval-every 100 --seed 2 --threads "$threads" --resume)
 
 stage_done() { [ -f "$1/training.json" ] && [ -f "$1/model.safetensors.index.json" ]; }
+
+# A machine without the state (a fresh one) starts from the committed, trained target, so that
+# the draft can be distilled in a later session; RETRAIN_TARGET=1 trains the target again.
+if ! stage_done "$target_out" && stage_done "$target" && [ "${RETRAIN_TARGET:-0}" != 1 ]; then
+  echo "== target: the committed $target (RETRAIN_TARGET=1 trains it again) ==" >&2
+  target_out=$target
+fi
 
 if ! stage_done "$target_out"; then
   echo "== target: $target_steps steps, grown from $small ==" >&2
@@ -93,7 +101,7 @@ install_model() {
     process.stdout.write(JSON.stringify(run, null, 2) + "\n");' "$src/training.json" "$target_out" "$target" > "$dest.tmp/training.json"
   rm -rf "$dest" && mv "$dest.tmp" "$dest"
 }
-install_model "$target_out" "$target"
+[ "$target_out" = "$target" ] || install_model "$target_out" "$target"
 [ "$draft_steps" -eq 0 ] || install_model "$draft_out" "$draft"
 
 echo "== model cards ==" >&2
