@@ -1,6 +1,8 @@
 #include "calibrate/calibration_runs.h"
 
 #include <chrono>
+#include <limits>
+#include <stdexcept>
 
 #include "decode/autoregressive.h"
 #include "model/llama_model.h"
@@ -10,10 +12,13 @@
 
 namespace specd {
 
-std::vector<int32_t> shard_prompts(int64_t prompt_count, int32_t shard_index, int32_t shard_count) {
-  std::vector<int32_t> indices;
-  for (int64_t i = shard_index; i < prompt_count; i += shard_count) indices.push_back(static_cast<int32_t>(i));
-  return indices;
+std::vector<CalibrationUnit> shard_units(int64_t prompt_count, int32_t samples_per_prompt, int32_t shard_index, int32_t shard_count) {
+  const int64_t total = prompt_count * samples_per_prompt;
+  if (total > std::numeric_limits<int32_t>::max()) throw std::invalid_argument("shard_units: more than 2^31 units");
+  std::vector<CalibrationUnit> units;
+  for (int64_t u = shard_index; u < total; u += shard_count)
+    units.push_back(CalibrationUnit{static_cast<int32_t>(u), static_cast<int32_t>(u % prompt_count), static_cast<int32_t>(u / prompt_count)});
+  return units;
 }
 
 std::vector<int32_t> encode_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const WorkloadItem& item) {
@@ -40,15 +45,17 @@ void collect_csd_rejections(const LlamaModel& target, std::shared_ptr<const Llam
   MethodOptions sd;
   sd.gamma = options.gamma;
   sd.adaptive_budget = false;  // rejections at every depth, as the paper's fixed gamma
-  for (int32_t index : shard_prompts(static_cast<int64_t>(items.size()), options.shard_index, options.shard_count)) {
+  for (const CalibrationUnit& unit : shard_units(static_cast<int64_t>(items.size()), options.samples_per_prompt, options.shard_index,
+                                                 options.shard_count)) {
+    const int32_t index = unit.index;
     if (done.count(index)) continue;
-    const WorkloadItem& item = items[index];
+    const WorkloadItem& item = items[unit.prompt];
     GenerateOptions generate;
     generate.max_new_tokens = options.max_new_tokens ? options.max_new_tokens : item.max_new_tokens;
     generate.sampling = options.sampling;
     generate.sampling.seed = options.sampling.seed + static_cast<uint64_t>(index);
     generate.stop_tokens = stop_tokens;
-    // A fresh policy per prompt: the draft chain's own random stream starts from the prompt's seed.
+    // A fresh policy per unit: the draft chain's own random stream starts from the unit's seed.
     Policy policy = make_policy("sd", MethodContext{target, draft, generate.sampling, sd, nullptr});
     const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
 
@@ -79,7 +86,8 @@ void collect_sam_corpus(const LlamaModel& target, const Tokenizer& tokenizer, co
                         const std::vector<int32_t>& stop_tokens, const CalibrationRunOptions& options, CalibrationJournal& journal,
                         Progress& progress) {
   const std::set<int32_t> done = journal.finished_prompts(kSamCorpusPolicy);
-  for (int32_t index : shard_prompts(static_cast<int64_t>(items.size()), options.shard_index, options.shard_count)) {
+  for (const CalibrationUnit& unit : shard_units(static_cast<int64_t>(items.size()), 1, options.shard_index, options.shard_count)) {
+    const int32_t index = unit.index;
     if (done.count(index)) continue;
     const WorkloadItem& item = items[index];
     GenerateOptions generate;

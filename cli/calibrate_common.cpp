@@ -33,6 +33,17 @@ void add_common(po::options_description& desc, CommonArgs& a, bool with_draft, c
   add_device_options(desc, a.device);
 }
 
+void add_samples_per_prompt(po::options_description& desc, CommonArgs& a) {
+  desc.add_options()("samples-per-prompt", po::value(&a.samples_per_prompt)->default_value(1),
+                     "K: decode each prompt K times, sample k of prompt i (of P) with seed + k*P + i; shards split the K*P decodes");
+}
+
+void check_samples_per_prompt(const CommonArgs& a, const SamplingParams& sampling) {
+  if (a.samples_per_prompt < 1) input_error("--samples-per-prompt", "must be at least 1");
+  if (a.samples_per_prompt > 1 && sampling.temperature <= 0)
+    input_error("--samples-per-prompt", "needs a temperature above 0: greedy decoding gives every seed the same text");
+}
+
 std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenance, const std::string& command_line) {
   if (a.max_prompts < 0) input_error("--max-prompts", "must not be negative");
   if (a.max_new_tokens < 0) input_error("--max-new-tokens", "must not be negative");

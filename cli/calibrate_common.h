@@ -9,6 +9,7 @@
 #include "artifact/artifact.h"
 #include "calibrate/artifact_update.h"
 #include "options.h"
+#include "sampling/sampler.h"
 #include "workload/workload.h"
 
 namespace specd::cli {
@@ -22,6 +23,7 @@ struct CommonArgs {
   std::string shard;  // as typed: "I/N", "auto", "auto/N" or "" (calibrate/shard_source.h)
   int32_t shard_index = 0, shard_count = 1;
   int64_t max_prompts = 0, max_new_tokens = 0;
+  int32_t samples_per_prompt = 1;  // K decodes of each prompt (calibrations that sample)
   bool resume = false;
   DeviceSpec device;
 };
@@ -32,6 +34,13 @@ void add_common(po::options_description& desc, CommonArgs& a, bool with_draft,
                 const char* shard_help = "I/N: calibrate prompts I, I+N, I+2N, ... (merge shards with specd artifact merge); "
                                          "auto[/N]: I and N from a Slurm array job, a Kubernetes Indexed Job or an MPI launcher "
                                          "(docs/cluster.md; the default inside a Slurm array job)");
+
+// --samples-per-prompt K, for the calibrations that sample (csd, arc): K decodes of each prompt,
+// each with its own seed (calibrate/calibration_runs.h numbers them).
+void add_samples_per_prompt(po::options_description& desc, CommonArgs& a);
+// InputError naming --samples-per-prompt when K < 1, or K > 1 while decoding greedily (every seed
+// would decode the same text).
+void check_samples_per_prompt(const CommonArgs& a, const SamplingParams& sampling);
 
 // Checks the common options and --out (before any decoding), reads the prompts and fills the
 // provenance's command line, prompts and shard.

@@ -65,21 +65,26 @@ int run_csd(const Args& args) {
       ("temperature", po::value(&options.sampling.temperature)->default_value(0.6), "sampling temperature of the calibration runs")
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "target and draft top-k")
       ("top-p", po::value(&options.sampling.top_p)->default_value(1.0), "target and draft top-p")
-      ("seed", po::value(&options.sampling.seed)->default_value(0), "prompt i is decoded with seed + i");
+      ("seed", po::value(&options.sampling.seed)->default_value(0), "prompt i is decoded with seed + i (see --samples-per-prompt)");
+  add_samples_per_prompt(desc, a);
   po::variables_map vm;
-  if (!parse(args, desc, vm, "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--resume] [--shard I/N|auto[/N]]")) return 0;
+  if (!parse(args, desc, vm,
+             "usage: specd calibrate csd [--target T] [--draft D] [--prompts F] --out DIR [--samples-per-prompt K] [--resume] [--shard I/N|auto[/N]]"))
+    return 0;
   check_sampling_options(options.sampling);
+  check_samples_per_prompt(a, options.sampling);
   if (options.gamma < 1) input_error("--gamma", "must be at least 1");
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "csd"));
   options.shard_index = a.shard_index;
   options.shard_count = a.shard_count;
   options.max_new_tokens = a.max_new_tokens;
+  options.samples_per_prompt = a.samples_per_prompt;
   provenance.seed = options.sampling.seed;
   provenance.temperature = options.sampling.temperature;
   provenance.top_k = options.sampling.top_k;
   provenance.top_p = options.sampling.top_p;
-  provenance.options = {{"gamma", options.gamma}, {"max_new_tokens", a.max_new_tokens}};
+  provenance.options = {{"gamma", options.gamma}, {"max_new_tokens", a.max_new_tokens}, {"samples_per_prompt", a.samples_per_prompt}};
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
@@ -90,10 +95,10 @@ int run_csd(const Args& args) {
   const std::string journal_path = a.out + ".csd-journal.sqlite";
   CalibrationJournal journal(journal_path, identity(kCsdPolicy, artifact, provenance), a.resume);
 
-  const std::vector<int32_t> owned = shard_prompts(static_cast<int64_t>(items.size()), a.shard_index, a.shard_count);
+  const size_t owned = shard_units(static_cast<int64_t>(items.size()), a.samples_per_prompt, a.shard_index, a.shard_count).size();
   const size_t already = journal.finished_prompts(kCsdPolicy).size();
-  if (already) std::fprintf(stderr, "calibrate csd: resuming, %zu of %zu prompts already done\n", already, owned.size());
-  Progress progress(static_cast<int64_t>(owned.size() - already), "calibrate csd", "prompts");
+  if (already) std::fprintf(stderr, "calibrate csd: resuming, %zu of %zu decodes already done\n", already, owned);
+  Progress progress(static_cast<int64_t>(owned - already), "calibrate csd", "decodes");
   collect_csd_rejections(*files.model, draft, files.tokenizer, items, files.stop_tokens, options, journal, progress);
   progress.done();
 
@@ -117,10 +122,10 @@ int run_csd(const Args& args) {
   const double minutes = wall_ms / 60000.0;
   std::printf("wrote %s: CSD calibration of %s with %s, shard %d/%d\n", a.out.c_str(), a.target_dir.c_str(), a.draft_dir.c_str(),
               a.shard_index, a.shard_count);
-  std::printf("  %zu prompts, %lld new tokens, %.1f%% of %lld drafted tokens accepted (gamma %d, T=%.2f)\n", csd.prompts.size(),
-              static_cast<long long>(tokens), drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted), options.gamma,
+  std::printf("  %zu decodes (%d per prompt), %lld new tokens, %.1f%% of %lld drafted tokens accepted (gamma %d, T=%.2f)\n",
+              csd.prompts.size(), a.samples_per_prompt, static_cast<long long>(tokens), drafted ? 100.0 * accepted / drafted : 0.0, static_cast<long long>(drafted), options.gamma,
               options.sampling.temperature);
-  std::printf("  %zu rejections in %zu distinct (draft, target) pairs; decoding took %.1f s: %.1f prompts/min, %.0f rejections/min\n",
+  std::printf("  %zu rejections in %zu distinct (draft, target) pairs; decoding took %.1f s: %.1f decodes/min, %.0f rejections/min\n",
               csd.rejections.size(), pairs.size(), wall_ms / 1000.0, minutes > 0 ? csd.prompts.size() / minutes : 0.0,
               minutes > 0 ? csd.rejections.size() / minutes : 0.0);
   std::printf("  Pareto shape: the top 20%% of pairs cover %.1f%% of the rejections (the paper saw 69%%)\n",
@@ -156,7 +161,7 @@ int run_arc(const Args& args) {
       ("temperature", po::value(&options.run.sampling.temperature)->default_value(1.0), "sampling temperature calibrated for (arc refuses other settings)")
       ("top-k", po::value(&options.run.sampling.top_k)->default_value(0), "target top-k calibrated for")
       ("top-p", po::value(&options.run.sampling.top_p)->default_value(1.0), "target top-p calibrated for")
-      ("seed", po::value(&options.run.sampling.seed)->default_value(0), "prompt i is decoded with seed + i")
+      ("seed", po::value(&options.run.sampling.seed)->default_value(0), "prompt i is decoded with seed + i (see --samples-per-prompt)")
       ("candidates", po::value(&options.top_k)->default_value(10), "K: t_d is drawn from the target's top-K, and JS is taken over the union of both top-K")
       ("mu", po::value(&options.mu)->default_value(1e-4), "JS smoothing added to each token of that union")
       ("epsilon", po::value(&options.epsilon)->default_value(1e-6), "clamp of the processed probabilities before the log")
@@ -168,10 +173,12 @@ int run_arc(const Args& args) {
       ("tree-top-k", po::value(&options.tree.top_k)->default_value(options.tree.top_k), "draft tree of the sd-tree runs: children per node")
       ("tree-depth", po::value(&options.tree.depth)->default_value(options.tree.depth), "draft tree depth")
       ("tree-nodes", po::value(&options.tree.nodes)->default_value(options.tree.nodes), "draft tree nodes");
+  add_samples_per_prompt(desc, a);
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd calibrate arc [--target T] [--draft D] [--prompts F] --out DIR [--delta 0.05] [--temperature T] [--resume] [--shard I/N|auto[/N]]"))
     return 0;
   check_sampling_options(options.run.sampling);
+  check_samples_per_prompt(a, options.run.sampling);
   if (!(delta > 0 && delta < 1)) input_error("--delta", "must be in (0, 1)");
   if (options.top_k < 2) input_error("--candidates", "must be at least 2 (t_d differs from t_m)");
   if (!(options.mu > 0 && options.mu < 0.01)) input_error("--mu", "must be in (0, 0.01)");
@@ -196,7 +203,7 @@ int run_arc(const Args& args) {
                         {"buckets", buckets_text}, {"tree", {{"top_k", options.tree.top_k}, {"depth", options.tree.depth}, {"nodes", options.tree.nodes}}},
                         {"audit_prompts", portable_path(audit_dir)}, {"audit_per_category", audit_per_category},
                         {"audit_prompts_sha256", items_digest(audit_items)},
-                        {"max_new_tokens", a.max_new_tokens}};
+                        {"max_new_tokens", a.max_new_tokens}, {"samples_per_prompt", a.samples_per_prompt}};
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
@@ -206,16 +213,17 @@ int run_arc(const Args& args) {
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
   CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, provenance), a.resume);
 
-  // Calibration prompts first, then the audit prompts, indexed after them; a shard owns index % N.
+  // The prompts are the calibration prompts followed by the audit prompts (held out), each
+  // decoded K times; a shard owns unit % N.
   std::vector<ArcPromptWork> work;
-  const int64_t total = static_cast<int64_t>(items.size() + audit_items.size());
-  for (int32_t index : shard_prompts(total, a.shard_index, a.shard_count)) {
-    const bool held_out = index >= static_cast<int32_t>(items.size());
-    work.push_back({index, held_out ? &audit_items[index - items.size()] : &items[index], held_out});
+  for (const CalibrationUnit& unit : shard_units(static_cast<int64_t>(items.size() + audit_items.size()), a.samples_per_prompt,
+                                                 a.shard_index, a.shard_count)) {
+    const bool held_out = unit.prompt >= static_cast<int32_t>(items.size());
+    work.push_back({unit.index, held_out ? &audit_items[unit.prompt - items.size()] : &items[unit.prompt], held_out});
   }
   const size_t already = journal.finished_prompts(kArcPolicy).size();
-  if (already) std::fprintf(stderr, "calibrate arc: resuming, %zu of %zu prompts already done\n", already, work.size());
-  Progress progress(static_cast<int64_t>(work.size() - already), "calibrate arc", "prompts");
+  if (already) std::fprintf(stderr, "calibrate arc: resuming, %zu of %zu decodes already done\n", already, work.size());
+  Progress progress(static_cast<int64_t>(work.size() - already), "calibrate arc", "decodes");
   progress.note("whitening the target's embedding table");
   const std::vector<float> whitening = embedding_whitening(*files.model);
   collect_arc_samples(*files.model, draft, files.tokenizer, work, files.stop_tokens, whitening, options, journal, progress);
@@ -243,8 +251,8 @@ int run_arc(const Args& args) {
   std::printf("wrote %s: ARC-Decode calibration of %s with %s, shard %d/%d, T=%.2f top-k %d top-p %.2f\n", a.out.c_str(),
               a.target_dir.c_str(), a.draft_dir.c_str(), a.shard_index, a.shard_count, options.run.sampling.temperature,
               options.run.sampling.top_k, options.run.sampling.top_p);
-  std::printf("  %zu prompts: %lld calibration samples, %lld held-out samples; %.1f s of decoding and probing: %.0f samples/min\n",
-              arc.prompts.size(), static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
+  std::printf("  %zu decodes (%d per prompt): %lld calibration samples, %lld held-out samples; %.1f s of decoding and probing: %.0f samples/min\n",
+              arc.prompts.size(), a.samples_per_prompt, static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
               minutes > 0 ? (calibration + held_out) / minutes : 0.0);
   if (a.shard_count > 1) {
     std::printf("  a shard: its constants are fitted when the shards are merged (specd artifact merge)\n");
@@ -272,8 +280,8 @@ int run_sam_corpus(const Args& args) {
   options.shard_index = a.shard_index;
   options.shard_count = a.shard_count;
   options.max_new_tokens = a.max_new_tokens;
-  const std::vector<int32_t> owned = shard_prompts(static_cast<int64_t>(items.size()), a.shard_index, a.shard_count);
-  Progress progress(static_cast<int64_t>(owned.size() - journal.finished_prompts(kSamCorpusPolicy).size()), "calibrate sam-corpus", "prompts");
+  const size_t owned = shard_units(static_cast<int64_t>(items.size()), 1, a.shard_index, a.shard_count).size();
+  Progress progress(static_cast<int64_t>(owned - journal.finished_prompts(kSamCorpusPolicy).size()), "calibrate sam-corpus", "prompts");
   collect_sam_corpus(*files.model, files.tokenizer, items, files.stop_tokens, options, journal, progress);
   progress.done();
   SamCorpusCalibration corpus;
@@ -282,10 +290,14 @@ int run_sam_corpus(const Args& args) {
   corpus.documents = journal.documents(kSamCorpusPolicy);
   int64_t tokens = 0;
   for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens;
-  corpus.provenance.wall_s = total_wall_ms(corpus.prompts) / 1000.0;
+  const double wall_ms = total_wall_ms(corpus.prompts);
+  corpus.provenance.wall_s = wall_ms / 1000.0;
   update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) { current.sam_corpus = corpus; });
   journal.remove();
-  std::printf("wrote %s: SAM static corpus, %zu documents, %lld tokens\n", a.out.c_str(), corpus.documents.size(), static_cast<long long>(tokens));
+  const double minutes = wall_ms / 60000.0;
+  std::printf("wrote %s: SAM static corpus, shard %d/%d, %zu documents, %lld tokens; decoding took %.1f s: %.1f prompts/min, %.0f tokens/min\n",
+              a.out.c_str(), a.shard_index, a.shard_count, corpus.documents.size(), static_cast<long long>(tokens), wall_ms / 1000.0,
+              minutes > 0 ? corpus.documents.size() / minutes : 0.0, minutes > 0 ? tokens / minutes : 0.0);
   return 0;
 }
 

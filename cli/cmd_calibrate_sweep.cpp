@@ -13,6 +13,7 @@
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
 #include "calibrate/sweep_plan.h"
+#include "calibrate/sweep_runs.h"
 #include "calibrate_common.h"
 #include "commands.h"
 #include "method_options.h"
@@ -164,6 +165,11 @@ int run_calibrate_sweep(const Args& args) {
   std::printf("wrote %s: sweep of %s (%s), %zu of %zu runs, shard %d/%d, %zu prompts, T=%.2f, %d repeats\n", a.out.c_str(), family.c_str(),
               info.lossless ? "lossless: the fastest run is chosen" : "lossy: the fastest run within the drift bounds is chosen",
               stored.runs.size(), plan.runs.size(), a.shard_index, a.shard_count, items.size(), sampling.temperature, repeats);
+  double run_s = 0;
+  for (const SweepRun& r : sweep.runs) run_s += r.wall_s;
+  const double decodes = static_cast<double>(sweep_run_requests(setup)) * static_cast<double>(sweep.runs.size());
+  std::printf("  measuring took %.1f s: %.2f runs/min, %.1f decodes/min\n", run_s, run_s > 0 ? 60.0 * sweep.runs.size() / run_s : 0.0,
+              run_s > 0 ? 60.0 * decodes / run_s : 0.0);
   print_runs(stored);
   if (a.shard_count > 1) {
     std::printf("  a shard: the run to deploy is chosen when the shards are merged (specd artifact merge)\n");

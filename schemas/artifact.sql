@@ -4,6 +4,9 @@
 -- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them);
 -- version 3 added sweep_runs and sweep_categories (version 2: the same without them). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
+-- prompts.prompt_index is the calibration's unit: with K samples per prompt (manifest
+-- options.samples_per_prompt, default 1) sample k of prompt i among P is k*P + i, so with K = 1
+-- it is the prompt's index in the prompts file.
 -- Compiled in at build time (runtime/CMakeLists.txt); a change that existing readers cannot read
 -- needs a new version (see the upgrade rule in schemas/README.md).
 

@@ -114,6 +114,45 @@ TEST_CASE("calibrate csd: shards merged equal the unsharded run", "[calibrate]")
   CHECK(slurp(whole + "/manifest.json") == manifest_before);
 }
 
+TEST_CASE("calibrate csd --samples-per-prompt: K seeds per prompt extend the K = 1 run, and shards split the decodes", "[calibrate]") {
+  const std::string one = fresh("k1"), three = fresh("k3"), s0 = fresh("k3-shard-0"), s1 = fresh("k3-shard-1"), merged = fresh("k3-merged");
+  REQUIRE(run_cli(calibrate(one)).exit_code == 0);
+  CliResult r = run_cli(calibrate(three, "--samples-per-prompt 3"));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("21 decodes (3 per prompt)") != std::string::npos);
+  const Artifact a = read_artifact(one), b = read_artifact(three);
+  REQUIRE(b.csd->prompts.size() == 21);
+  CHECK(b.csd->provenance.options.at("samples_per_prompt") == 3);
+  // Sample k of prompt i is unit k * 7 + i, decoded with seed + k * 7 + i: the first 7 units are the
+  // K = 1 run, and every prompt appears once per sample.
+  for (size_t u = 0; u < 21; ++u) CHECK(b.csd->prompts[u].id == a.csd->prompts[u % 7].id);
+  const std::vector<CalibratedPrompt> first(b.csd->prompts.begin(), b.csd->prompts.begin() + 7);
+  CHECK((first == a.csd->prompts));
+  std::vector<CsdRejection> first_rejections;
+  for (const CsdRejection& x : b.csd->rejections)
+    if (x.prompt < 7) first_rejections.push_back(x);
+  CHECK((first_rejections == a.csd->rejections));
+  // Other seeds give other texts: the later samples are not copies of the first.
+  bool differs = false;
+  for (size_t u = 7; u < 21; ++u) differs = differs || !(b.csd->prompts[u].new_tokens == b.csd->prompts[u % 7].new_tokens &&
+                                                         b.csd->prompts[u].rejections == b.csd->prompts[u % 7].rejections);
+  CHECK(differs);
+  // Shards own decodes (unit % N), whatever their prompt; merged, they equal the whole.
+  REQUIRE(run_cli(calibrate(s0, "--samples-per-prompt 3 --shard 0/2")).exit_code == 0);
+  REQUIRE(run_cli(calibrate(s1, "--samples-per-prompt 3 --shard 1/2")).exit_code == 0);
+  CHECK(read_artifact(s0).csd->prompts.size() == 11);
+  REQUIRE(run_cli("artifact merge --out " + merged + " " + s0 + " " + s1).exit_code == 0);
+  require_same_calibration(b, read_artifact(merged));
+  CHECK(run_cli("artifact verify " + merged + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+  // A shard of another K is another calibration.
+  const std::string other = fresh("k1-shard-1");
+  REQUIRE(run_cli(calibrate(other, "--shard 1/2")).exit_code == 0);
+  require_one_line_error(run_cli("artifact merge --out " + fresh("k-mixed") + " " + s0 + " " + other), "options/samples_per_prompt differs");
+  require_one_line_error(run_cli(calibrate(fresh("k-zero"), "--samples-per-prompt 0")), "--samples-per-prompt");
+  require_one_line_error(run_cli(calibrate(fresh("k-greedy"), "--samples-per-prompt 2 --temperature 0")), "--samples-per-prompt");
+}
+
 // Each calibration reads the artifact when it starts and writes its part when it ends; two running
 // at once into one artifact must both land (the writer's lock, calibrate/artifact_update.h).
 TEST_CASE("calibrate: two calibrations writing one artifact at once both land", "[calibrate]") {
@@ -301,4 +340,18 @@ TEST_CASE("calibrate arc: bad options are refused in one line naming them", "[ca
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-buckets"), "--buckets entropy:0.5")), "--buckets");
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-k"), "--candidates 1")), "--candidates");
   require_one_line_error(run_cli("audit arc --artifact " + fresh("arc-none")), "arc-none");
+}
+
+TEST_CASE("calibrate arc --samples-per-prompt: every calibration and audit prompt K times, the audit's decodes held out", "[calibrate][arc]") {
+  const std::string out = fresh("arc-k2");
+  CliResult r = run_cli(calibrate_arc(out, "--samples-per-prompt 2"));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Artifact a = read_artifact(out);
+  // 7 calibration prompts then 4 audit prompts, twice: unit u is sample u / 11 of prompt u % 11.
+  REQUIRE(a.arc->prompts.size() == 22);
+  for (size_t u = 0; u < 22; ++u) CHECK(a.arc->prompts[u].id == a.arc->prompts[u % 11].id);
+  REQUIRE(!a.arc->samples.empty());
+  for (const ArcSample& s : a.arc->samples) CHECK(s.held_out == (s.prompt % 11 >= 7));
+  CHECK(run_cli("artifact verify " + out + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
 }
