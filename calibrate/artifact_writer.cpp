@@ -9,6 +9,7 @@
 #include "artifact/artifact_arrays.h"
 #include "artifact/artifact_tables.h"
 #include "artifact/consistency.h"
+#include "artifact/value_domains.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
 #include "io/atomic_directory.h"
@@ -95,8 +96,9 @@ void check_replaceable(const std::string& dir) {
 
 void write_artifact(const std::string& dir, const Artifact& artifact) {
   const Artifact sealed = sealed_form(artifact);
-  const std::vector<std::string> problems = consistency_problems(sealed);
-  if (!problems.empty()) throw std::invalid_argument("write_artifact: " + problems.front());
+  // Nothing is written that a reader would refuse.
+  for (const auto& problems : {value_problems(sealed), consistency_problems(sealed)})
+    if (!problems.empty()) throw std::invalid_argument("write_artifact: " + problems.front());
   check_replaceable(dir);
 
   AtomicDirectoryWriter writer(dir);

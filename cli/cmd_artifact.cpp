@@ -7,6 +7,7 @@
 #include "artifact/artifact_reader.h"
 #include "artifact/artifact_summary.h"
 #include "artifact/verify.h"
+#include "speculative/method_params.h"
 #include "calibrate/artifact_diff.h"
 #include "calibrate/artifact_merge.h"
 #include "calibrate/artifact_writer.h"
@@ -52,7 +53,7 @@ int run_verify(const Args& args) {
   positional.add("dir", 1);
   po::variables_map vm;
   if (!parse(args, desc, positional, vm, "usage: specd artifact verify DIR [--target T] [--draft D]")) return 0;
-  const std::vector<std::string> problems = verify_artifact(dir, target_dir, draft_dir);
+  const std::vector<std::string> problems = verify_artifact(dir, target_dir, draft_dir, threshold_problems);
   for (const std::string& problem : problems) std::cout << problem << "\n";
   if (!problems.empty()) return 2;
   std::string checked = artifact_contents_line(read_artifact(dir));

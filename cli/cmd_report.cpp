@@ -16,6 +16,7 @@
 #include "arc_deploy_audit.h"
 #include "artifact/artifact_reader.h"
 #include "artifact/verify.h"
+#include "speculative/method_params.h"
 #include "commands.h"
 #include "io/atomic_directory.h"
 #include "io/output_path.h"
@@ -77,7 +78,7 @@ int run_report(const Args& args) {
     model_dir = portable_path(std::filesystem::is_directory(in.artifact.target.path) ? in.artifact.target.path : default_model_dir());
   const bool have_model = !no_model && std::filesystem::is_regular_file(model_dir + "/tokenizer.json");
   if (have_model) ArtifactReader(in.artifact_dir).check_pair(model_dir, "");
-  in.verify_problems = verify_artifact(in.artifact_dir, have_model ? model_dir : "", "");
+  in.verify_problems = verify_artifact(in.artifact_dir, have_model ? model_dir : "", "", threshold_problems);
 
   std::optional<Tokenizer> tokenizer;
   if (have_model) {

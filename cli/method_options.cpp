@@ -96,19 +96,17 @@ bool uses_draft_model(const std::vector<std::string>& methods) {
 
 std::shared_ptr<const Artifact> load_artifact(const MethodArgs& args, const std::string& target_dir, bool draft_loaded) {
   if (args.artifact_dir.empty()) return nullptr;
-  // What deployment needs: the manifest, CSD's pairs and thresholds, SAM's documents, ARC's
-  // constants and whitening (not the calibration samples).
+  // The artifact as verify reads it, with every check verify makes (an artifact it would refuse
+  // is never deployed), under one shared lock; the runtime keeps the constants and the whitening,
+  // not ARC's calibration samples.
   ArtifactReader reader(args.artifact_dir);
   reader.check_pair(target_dir, draft_loaded && reader.manifest().draft ? args.draft_dir : "");
-  auto artifact = std::make_shared<Artifact>(reader.manifest());
-  if (artifact->csd) artifact->csd->pairs = reader.csd_pairs();
-  if (artifact->sam_corpus) artifact->sam_corpus->documents = reader.sam_corpus_documents();
+  auto artifact = std::make_shared<Artifact>(read_artifact_locked(args.artifact_dir));
+  for (const std::string& problem : threshold_problems(*artifact)) throw InputError(args.artifact_dir + "/" + problem);
   if (artifact->arc) {
-    artifact->arc = reader.arc_calibration();
-    artifact->arc->samples.clear();  // the runtime needs the constants and the whitening
+    artifact->arc->samples.clear();
     artifact->arc->samples.shrink_to_fit();
   }
-  artifact->thresholds = reader.thresholds();
   return artifact;
 }
 

@@ -5,6 +5,7 @@
 #include "artifact/consistency.h"
 #include "artifact/fingerprint.h"
 #include "artifact/file_checks.h"
+#include "artifact/value_domains.h"
 #include "io/directory_lock.h"
 #include "util/error.h"
 
@@ -28,6 +29,7 @@ Artifact read_whole(const std::string& dir, ArtifactReader::Lock lock) {
   ArtifactTables tables(sqlite_path);
   for (const std::string& problem : tables.integrity_problems(false)) input_error(sqlite_path, problem);
   check_recorded_version(dir, kSqliteFile, reader.files(), tables.version());
+  for (const std::string& problem : tables.schema_problems()) input_error(sqlite_path, problem);
   for (const std::string& policy : tables.policies())
     if (!lists_policy(artifact, policy)) input_error(sqlite_path, "prompts of policy '" + policy + "', which the manifest does not list");
   artifact.thresholds = tables.thresholds();
@@ -61,6 +63,8 @@ Artifact read_whole(const std::string& dir, ArtifactReader::Lock lock) {
     arc.samples = read_arc_samples(arrays);
     for (const std::string& problem : arc_manifest_problems(manifest_constants, arc.constants)) throw InputError(dir + "/" + problem);
   }
+  // Values in their domains first: an agreement between rows means little when a value is NaN.
+  for (const std::string& problem : value_problems(artifact)) throw InputError(dir + "/" + problem);
   for (const std::string& problem : consistency_problems(artifact)) throw InputError(dir + "/" + problem);
   return artifact;
 }

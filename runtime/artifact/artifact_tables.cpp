@@ -1,6 +1,8 @@
 #include "artifact/artifact_tables.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <map>
 #include <tuple>
 
@@ -133,7 +135,7 @@ void write_artifact_tables(const std::string& path, const Artifact& artifact) {
   transaction.commit();
 }
 
-ArtifactTables::ArtifactTables(const std::string& path) : db_(path, sqlite::Database::Mode::ReadOnly) {
+ArtifactTables::ArtifactTables(const std::string& path) : path_(path), db_(path, sqlite::Database::Mode::ReadOnly) {
   const int64_t version = single_integer(db_, "PRAGMA user_version");
   if (version == 0)
     input_error(path, single_integer(db_, "SELECT count(*) FROM sqlite_master") == 0 ? "empty database, not a specd artifact"
@@ -144,101 +146,148 @@ ArtifactTables::ArtifactTables(const std::string& path) : db_(path, sqlite::Data
   version_ = version;
 }
 
+namespace {
+
+// One SELECT over a table's columns, each cell read as the type the schema gives it.
+class TableRows {
+ public:
+  TableRows(sqlite::Database& db, const std::string& path, std::string table, std::vector<std::string> columns, const std::string& rest)
+      : path_(path), table_(std::move(table)), columns_(std::move(columns)), query_(db, select(table_, columns_, rest)) {}
+  sqlite::Statement& query() { return query_; }
+  bool step() {
+    ++row_;
+    return query_.step();
+  }
+  int64_t integer(int c) { return checked(query_.integer_value(c), c, "an integer"); }
+  int32_t id(int c) {  // an index or token id: an int32 >= 0
+    const int64_t v = integer(c);
+    if (v < 0 || v > std::numeric_limits<int32_t>::max()) bad(c, std::to_string(v) + ", outside 0..2^31-1");
+    return static_cast<int32_t>(v);
+  }
+  double real(int c) { return checked(query_.real_value(c), c, "a number"); }
+  std::string text(int c) { return checked(query_.text_value(c), c, "a text"); }
+
+ private:
+  static std::string select(const std::string& table, const std::vector<std::string>& columns, const std::string& rest) {
+    std::string sql = "SELECT ";
+    for (size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : "") + columns[i];
+    return sql + " FROM " + table + " " + rest;
+  }
+  template <typename T>
+  T checked(const std::optional<T>& value, int c, const char* expected) {
+    if (!value) bad(c, (query_.is_null(c) ? std::string("NULL") : std::string("of another type")) + ", not " + expected);
+    return *value;
+  }
+  [[noreturn]] void bad(int c, const std::string& what) {
+    input_error(path_, table_ + "." + columns_[static_cast<size_t>(c)] + " of row " + std::to_string(row_) + " is " + what);
+  }
+
+  const std::string& path_;
+  std::string table_;
+  std::vector<std::string> columns_;
+  sqlite::Statement query_;
+  int64_t row_ = 0;
+};
+
+}  // namespace
+
 std::vector<ArcConstants> ArtifactTables::arc_constants() {
   if (version_ < 2) return {};  // version 1 has no arc tables
-  sqlite::Statement query(db_, "SELECT bucket, samples, rank, c_s, alpha_kappa, tau_delta FROM arc_constants ORDER BY ordinal");
-  std::vector<ArcConstants> rows;
-  while (query.step()) rows.push_back({query.text(0), query.int64(1), query.int64(2), query.real(3), query.real(4), query.real(5)});
-  return rows;
+  TableRows rows(db_, path_, "arc_constants", {"bucket", "samples", "rank", "c_s", "alpha_kappa", "tau_delta"}, "ORDER BY ordinal");
+  std::vector<ArcConstants> constants;
+  while (rows.step()) constants.push_back({rows.text(0), rows.integer(1), rows.integer(2), rows.real(3), rows.real(4), rows.real(5)});
+  return constants;
 }
 
 std::vector<ArcAuditRow> ArtifactTables::arc_audit() {
   if (version_ < 2) return {};
-  sqlite::Statement query(db_,
-                          "SELECT group_kind, group_name, samples, covered, coverage, wilson_low, wilson_high, cp_low, cp_high "
-                          "FROM arc_audit ORDER BY ordinal");
-  std::vector<ArcAuditRow> rows;
-  while (query.step())
-    rows.push_back({query.text(0), query.text(1), query.int64(2), query.int64(3), query.real(4), query.real(5), query.real(6),
-                    query.real(7), query.real(8)});
-  return rows;
+  TableRows rows(db_, path_, "arc_audit",
+                 {"group_kind", "group_name", "samples", "covered", "coverage", "wilson_low", "wilson_high", "cp_low", "cp_high"},
+                 "ORDER BY ordinal");
+  std::vector<ArcAuditRow> audit;
+  while (rows.step())
+    audit.push_back({rows.text(0), rows.text(1), rows.integer(2), rows.integer(3), rows.real(4), rows.real(5), rows.real(6), rows.real(7),
+                     rows.real(8)});
+  return audit;
 }
 
 std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy) {
-  sqlite::Statement query(db_,
-                          "SELECT prompt_index, prompt_id, category, prompt_tokens, new_tokens, steps, drafted, accepted, "
-                          "rejections FROM prompts WHERE policy = ? ORDER BY prompt_index");
-  query.bind(1, policy);
-  std::vector<CalibratedPrompt> rows;
-  while (query.step()) {
+  TableRows rows(db_, path_, "prompts",
+                 {"prompt_index", "prompt_id", "category", "prompt_tokens", "new_tokens", "steps", "drafted", "accepted", "rejections"},
+                 "WHERE policy = ? ORDER BY prompt_index");
+  rows.query().bind(1, policy);
+  std::vector<CalibratedPrompt> prompts;
+  while (rows.step()) {
     CalibratedPrompt p;
-    p.index = static_cast<int32_t>(query.int64(0));
-    p.id = query.text(1);
-    p.category = query.text(2);
-    p.prompt_tokens = query.int64(3);
-    p.new_tokens = query.int64(4);
-    p.steps = query.int64(5);
-    p.drafted = query.int64(6);
-    p.accepted = query.int64(7);
-    p.rejections = query.int64(8);
-    rows.push_back(std::move(p));
+    p.index = rows.id(0);
+    p.id = rows.text(1);
+    p.category = rows.text(2);
+    p.prompt_tokens = rows.integer(3);
+    p.new_tokens = rows.integer(4);
+    p.steps = rows.integer(5);
+    p.drafted = rows.integer(6);
+    p.accepted = rows.integer(7);
+    p.rejections = rows.integer(8);
+    prompts.push_back(std::move(p));
   }
-  return rows;
+  return prompts;
 }
 
 std::vector<CsdPair> ArtifactTables::csd_pairs() {
-  sqlite::Statement query(db_,
-                          "SELECT draft_token, target_token, count, gap_mean, gap_min, gap_p10, gap_median, gap_p90, gap_max "
-                          "FROM csd_pairs ORDER BY count DESC, draft_token, target_token");
-  std::vector<CsdPair> rows;
-  while (query.step()) {
+  TableRows rows(db_, path_, "csd_pairs",
+                 {"draft_token", "target_token", "count", "gap_mean", "gap_min", "gap_p10", "gap_median", "gap_p90", "gap_max"},
+                 "ORDER BY count DESC, draft_token, target_token");
+  std::vector<CsdPair> pairs;
+  while (rows.step()) {
     CsdPair p;
-    p.draft_token = static_cast<int32_t>(query.int64(0));
-    p.target_token = static_cast<int32_t>(query.int64(1));
-    p.count = query.int64(2);
-    p.gap_mean = query.real(3);
-    p.gap_min = query.real(4);
-    p.gap_p10 = query.real(5);
-    p.gap_median = query.real(6);
-    p.gap_p90 = query.real(7);
-    p.gap_max = query.real(8);
-    rows.push_back(p);
+    p.draft_token = rows.id(0);
+    p.target_token = rows.id(1);
+    p.count = rows.integer(2);
+    p.gap_mean = rows.real(3);
+    p.gap_min = rows.real(4);
+    p.gap_p10 = rows.real(5);
+    p.gap_median = rows.real(6);
+    p.gap_p90 = rows.real(7);
+    p.gap_max = rows.real(8);
+    pairs.push_back(p);
   }
-  return rows;
+  return pairs;
 }
 
 std::vector<SweepRun> ArtifactTables::sweep_runs(const std::string& family) {
   if (version_ < 3) return {};
   std::vector<SweepRun> runs;
-  sqlite::Statement query(db_, "SELECT run_index, point, vals, cost_curve, wall_s FROM sweep_runs WHERE family = ? ORDER BY run_index");
-  query.bind(1, family);
-  while (query.step()) {
+  TableRows rows(db_, path_, "sweep_runs", {"run_index", "point", "vals", "cost_curve", "wall_s"}, "WHERE family = ? ORDER BY run_index");
+  rows.query().bind(1, family);
+  while (rows.step()) {
     SweepRun r;
-    r.index = static_cast<int32_t>(query.int64(0));
-    r.point = query.text(1);
+    r.index = rows.id(0);
+    r.point = rows.text(1);
+    const std::string values = rows.text(2), cost_curve = rows.text(3);
     try {
-      r.values = nlohmann::json::parse(query.text(2)).get<std::vector<double>>();
-      r.cost_curve = nlohmann::json::parse(query.text(3)).get<std::vector<std::pair<int32_t, double>>>();
+      r.values = nlohmann::json::parse(values).get<std::vector<double>>();
+      r.cost_curve = nlohmann::json::parse(cost_curve).get<std::vector<std::pair<int32_t, double>>>();
     } catch (const nlohmann::json::exception&) {
-      input_error("calibration.sqlite", "sweep_runs " + family + " run " + std::to_string(r.index) + ": vals or cost_curve is not the JSON expected");
+      input_error(path_, "sweep_runs " + family + " run " + std::to_string(r.index) + ": vals or cost_curve is not the JSON expected");
     }
-    r.wall_s = query.real(4);
+    r.wall_s = rows.real(4);
     runs.push_back(std::move(r));
   }
-  sqlite::Statement categories(db_,
-                               "SELECT run_index, category, prompts, new_tokens, equal_to_ar, mat, acceptance, tokens_per_s, "
-                               "ar_tokens_per_s, speedup, speedup_ci95, decode_speedup, relaxed_per_token, rescued_per_token, "
-                               "nll_per_token, ar_nll_per_token, chrf_vs_ar FROM sweep_categories WHERE family = ? "
-                               "ORDER BY run_index, ordinal");
-  categories.bind(1, family);
+  TableRows categories(db_, path_, "sweep_categories",
+                       {"run_index", "category", "prompts", "new_tokens", "equal_to_ar", "mat", "acceptance", "tokens_per_s",
+                        "ar_tokens_per_s", "speedup", "speedup_ci95", "decode_speedup", "relaxed_per_token", "rescued_per_token",
+                        "nll_per_token", "ar_nll_per_token", "chrf_vs_ar"},
+                       "WHERE family = ? ORDER BY run_index, ordinal");
+  categories.query().bind(1, family);
   std::map<int64_t, SweepRun*> by_index;
   for (SweepRun& r : runs) by_index[r.index] = &r;
   while (categories.step()) {
-    auto it = by_index.find(categories.int64(0));
-    if (it == by_index.end()) input_error("calibration.sqlite", "sweep_categories of " + family + " run " + std::to_string(categories.int64(0)) + ", which sweep_runs lacks");
+    const int64_t index = categories.integer(0);
+    auto it = by_index.find(index);
+    if (it == by_index.end()) input_error(path_, "sweep_categories of " + family + " run " + std::to_string(index) + ", which sweep_runs lacks");
     SweepStats s;
     s.category = categories.text(1);
-    s.prompts = categories.int64(2), s.new_tokens = categories.int64(3), s.equal_to_ar = categories.int64(4);
+    s.prompts = categories.integer(2), s.new_tokens = categories.integer(3), s.equal_to_ar = categories.integer(4);
     s.mat = categories.real(5), s.acceptance = categories.real(6), s.tokens_per_s = categories.real(7);
     s.ar_tokens_per_s = categories.real(8), s.speedup = categories.real(9), s.speedup_ci95 = categories.real(10);
     s.decode_speedup = categories.real(11), s.relaxed_per_token = categories.real(12), s.rescued_per_token = categories.real(13);
@@ -250,24 +299,24 @@ std::vector<SweepRun> ArtifactTables::sweep_runs(const std::string& family) {
 
 std::vector<std::string> ArtifactTables::sweep_families() {
   if (version_ < 3) return {};
-  sqlite::Statement query(db_, "SELECT DISTINCT family FROM sweep_runs ORDER BY family");
-  std::vector<std::string> rows;
-  while (query.step()) rows.push_back(query.text(0));
-  return rows;
+  TableRows rows(db_, path_, "sweep_runs", {"DISTINCT family"}, "ORDER BY family");
+  std::vector<std::string> families;
+  while (rows.step()) families.push_back(rows.text(0));
+  return families;
 }
 
 std::vector<Threshold> ArtifactTables::thresholds() {
-  sqlite::Statement query(db_, "SELECT policy, name, value, source FROM thresholds ORDER BY policy, name");
-  std::vector<Threshold> rows;
-  while (query.step()) rows.push_back({query.text(0), query.text(1), query.real(2), query.text(3)});
-  return rows;
+  TableRows rows(db_, path_, "thresholds", {"policy", "name", "value", "source"}, "ORDER BY policy, name");
+  std::vector<Threshold> thresholds;
+  while (rows.step()) thresholds.push_back({rows.text(0), rows.text(1), rows.real(2), rows.text(3)});
+  return thresholds;
 }
 
 std::vector<std::string> ArtifactTables::policies() {
-  sqlite::Statement query(db_, "SELECT DISTINCT policy FROM prompts ORDER BY policy");
-  std::vector<std::string> rows;
-  while (query.step()) rows.push_back(query.text(0));
-  return rows;
+  TableRows rows(db_, path_, "prompts", {"DISTINCT policy"}, "ORDER BY policy");
+  std::vector<std::string> policies;
+  while (rows.step()) policies.push_back(rows.text(0));
+  return policies;
 }
 
 std::vector<std::string> ArtifactTables::integrity_problems(bool full) {

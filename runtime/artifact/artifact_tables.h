@@ -20,6 +20,9 @@ class ArtifactTables {
  public:
   // Opens read-only. InputError "PATH: schema version N, this specd reads 1 to 3" for another version,
   // "PATH: not a specd artifact database" for a foreign file, SQLite's reason for a damaged one.
+  // Every reader below takes each cell as the type the schema declares: a NULL, a text where a
+  // number belongs or a real where an integer does is an InputError "PATH: TABLE.COLUMN of row N
+  // is ...", never a 0.
   explicit ArtifactTables(const std::string& path);
 
   // PRAGMA user_version, from kOldestArtifactVersion to kArtifactSqliteVersion.
@@ -43,6 +46,7 @@ class ArtifactTables {
   std::vector<std::string> schema_problems();
 
  private:
+  std::string path_;
   sqlite::Database db_;
   int64_t version_ = 0;
 };

@@ -10,12 +10,14 @@
 #include "artifact/file_checks.h"
 #include "artifact/fingerprint.h"
 #include "artifact/manifest.h"
+#include "artifact/value_domains.h"
 #include "io/directory_lock.h"
 #include "util/error.h"
 
 namespace specd {
 
-std::vector<std::string> verify_artifact(const std::string& dir, const std::string& target_dir, const std::string& draft_dir) {
+std::vector<std::string> verify_artifact(const std::string& dir, const std::string& target_dir, const std::string& draft_dir,
+                                         const ArtifactCheck& more) {
   const DirectoryLock lock(dir, DirectoryLock::Mode::Shared);  // one version: a writer waits
   std::vector<std::string> problems;
   // Runs one check; an InputError it throws is a problem to report, and the check counts as failed.
@@ -65,6 +67,7 @@ std::vector<std::string> verify_artifact(const std::string& dir, const std::stri
       if (std::none_of(artifact.sweeps.begin(), artifact.sweeps.end(), [&](const SweepCalibration& s) { return s.family == family; }))
         problems.push_back(sqlite_path + ": sweep runs of '" + family + "', which the manifest does not list");
     for (SweepCalibration& sweep : artifact.sweeps) sweep.runs = tables.sweep_runs(sweep.family);
+    artifact.thresholds = tables.thresholds();
     tables_read = true;
   });
 
@@ -85,8 +88,12 @@ std::vector<std::string> verify_artifact(const std::string& dir, const std::stri
     }
     if (artifact.sam_corpus) artifact.sam_corpus->documents = read_sam_documents(arrays);
   });
-  if (tables_read && arrays_read)
+  if (tables_read && arrays_read) {
+    for (const std::string& problem : value_problems(artifact)) problems.push_back(dir + "/" + problem);
     for (const std::string& problem : consistency_problems(artifact)) problems.push_back(dir + "/" + problem);
+    if (more)
+      for (const std::string& problem : more(artifact)) problems.push_back(dir + "/" + problem);
+  }
 
   auto check_model = [&](const std::string& role, const std::optional<ModelFingerprint>& recorded, const std::string& model_dir) {
     if (model_dir.empty()) return;

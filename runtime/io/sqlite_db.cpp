@@ -92,6 +92,19 @@ void Statement::reset() {
 bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 int64_t Statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
 double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+std::optional<int64_t> Statement::integer_value(int column) const {
+  if (sqlite3_column_type(stmt_, column) != SQLITE_INTEGER) return std::nullopt;
+  return sqlite3_column_int64(stmt_, column);
+}
+std::optional<double> Statement::real_value(int column) const {
+  const int type = sqlite3_column_type(stmt_, column);
+  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return std::nullopt;
+  return sqlite3_column_double(stmt_, column);
+}
+std::optional<std::string> Statement::text_value(int column) const {
+  if (sqlite3_column_type(stmt_, column) != SQLITE_TEXT) return std::nullopt;
+  return text(column);
+}
 std::string Statement::text(int column) const {
   const auto* data = sqlite3_column_text(stmt_, column);
   return data ? std::string(reinterpret_cast<const char*>(data), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))

@@ -36,6 +36,12 @@ class Statement {
   int64_t int64(int column) const;
   double real(int column) const;
   std::string text(int column) const;  // "" for NULL
+  // The value when SQLite holds the column as that type (real_value also takes an integer);
+  // nullopt for NULL, text, a blob, or a real where an integer is asked: for readers that must
+  // not turn a damaged cell into 0.
+  std::optional<int64_t> integer_value(int column) const;
+  std::optional<double> real_value(int column) const;
+  std::optional<std::string> text_value(int column) const;
 
  private:
   Database& db_;

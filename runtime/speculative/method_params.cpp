@@ -297,6 +297,24 @@ std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::strin
   return settings;
 }
 
+std::vector<std::string> threshold_problems(const Artifact& artifact) {
+  std::vector<std::string> problems;
+  for (const Threshold& t : artifact.thresholds) {
+    const std::string row = "calibration.sqlite: thresholds (" + t.policy + ", " + t.name + ")";
+    const MethodParam* p = find_param(t.policy, t.name);
+    if (!p) {
+      problems.push_back(row + ": no method family '" + t.policy + "' with a parameter '" + t.name + "' (specd methods lists them)");
+      continue;
+    }
+    try {
+      p->check(t.value, row);
+    } catch (const InputError& e) {
+      problems.push_back(e.what());
+    }
+  }
+  return problems;
+}
+
 std::string settings_text(const std::vector<ParamSetting>& settings) {
   std::string text;
   for (const ParamSetting& s : settings) text += (text.empty() ? "" : ", ") + s.name + "=" + s.text + " (" + s.source + ")";

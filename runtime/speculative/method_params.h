@@ -87,6 +87,11 @@ struct ParamSetting {
 // which win). Returns every parameter of the family with its value and source, in display order.
 std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::string& method, const Artifact* artifact,
                                         const std::set<std::string>& explicit_flags);
+// The thresholds no family's parameter is (another policy or name) or that lie outside their
+// parameter's range: one line "calibration.sqlite: thresholds (FAMILY, NAME) ..." each. What
+// `specd artifact verify` and every deploy of an artifact check (artifact/value_domains.h has
+// the values' own domains).
+std::vector<std::string> threshold_problems(const Artifact& artifact);
 // "theta_entropy=1.2 (artifact: sweep ...), tau=2 (default), ..." for the stats line and traces.
 std::string settings_text(const std::vector<ParamSetting>& settings);
 

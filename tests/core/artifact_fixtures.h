@@ -104,7 +104,7 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
       CsdRejection r;
       r.prompt = i;
       r.step = e * 2 + static_cast<int32_t>(rng() % 2);
-      r.depth = static_cast<int32_t>(rng() % 6);
+      r.depth = 1 + static_cast<int32_t>(rng() % 6);  // depth 1: the root's children
       r.draft_token = static_cast<int32_t>(rng() % 4);
       r.target_token = 10 + static_cast<int32_t>(rng() % 3);
       r.logit_gap = -static_cast<float>(rng() % 1000) / 64.0f;
@@ -151,7 +151,7 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
         x.root_entropy = static_cast<float>(rng() % 1000) / 1000.0f;
         x.u_emb_raw = 0.1 + static_cast<double>(rng() % 100000) / 7919.0;  // not representable in float32
         x.u_logit_raw = 0.01 + static_cast<double>(rng() % 100000) / 104729.0;
-        x.js = static_cast<double>(rng() % 100000) / 99991.0;
+        x.js = static_cast<double>(rng() % 100000) / 100000.0 * 0.69;  // JS is at most ln 2
         x.held_out = p.index % 3 == 2;
         arc.samples.push_back(x);
       }

@@ -321,6 +321,10 @@ TEST_CASE("artifact: check_pair refuses the models of another pair", "[artifact]
   artifact.target = fingerprint_model(target);
   artifact.draft = fingerprint_model(draft);
   CHECK(artifact.target.vocab_size == 16);
+  // Token ids inside these models' 16-token vocabulary (verify checks them against it).
+  for (ArcSample& s : artifact.arc->samples) s.target_token %= 16, s.draft_token %= 16;
+  for (auto& document : artifact.sam_corpus->documents)
+    for (int32_t& token : document) token %= 16;
   CHECK(artifact.target.embedding_sha256 != artifact.draft->embedding_sha256);
   const std::string dir = tmp.file("art");
   write_artifact(dir, artifact);

@@ -10,6 +10,8 @@
 
 #include "artifact/artifact_reader.h"
 #include "calibrate/calibration_journal.h"
+#include "io/sha256.h"
+#include "io/sqlite_db.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
 
@@ -354,4 +356,26 @@ TEST_CASE("calibrate arc --samples-per-prompt: every calibration and audit promp
   REQUIRE(!a.arc->samples.empty());
   for (const ArcSample& s : a.arc->samples) CHECK(s.held_out == (s.prompt % 11 >= 7));
   CHECK(run_cli("artifact verify " + out + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+}
+
+TEST_CASE("deploy refuses an artifact verify refuses: a threshold out of its range, in one line naming the file and field", "[calibrate]") {
+  const std::string out = fresh("tampered");
+  REQUIRE(run_cli(calibrate(out, "--max-prompts 2")).exit_code == 0);
+  {
+    sqlite::Database db(out + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("UPDATE thresholds SET value = -3 WHERE policy = 'csd' AND name = 'lambda'");
+  }
+  // Sealed again, as a tamperer would: only the value's own check can find it.
+  nlohmann::json manifest = nlohmann::json::parse(slurp(out + "/manifest.json"));
+  manifest["files"]["calibration.sqlite"]["sha256"] = sha256_file(out + "/calibration.sqlite");
+  write_text(out + "/manifest.json", manifest.dump(2));
+  const std::string expected = out + "/calibration.sqlite: thresholds (csd, lambda): ";
+  const CliResult verify = run_cli("artifact verify " + out);
+  CHECK(verify.exit_code == 2);
+  CHECK(verify.out.rfind(expected, 0) == 0);
+  for (const std::string method : {"csd", "sd"}) {
+    const CliResult deploy = run_cli("generate --model " + pair().target + " --draft " + pair().draft + " --prompt 'def' --method " + method +
+                                     " --max-new-tokens 4 --artifact " + out);
+    require_one_line_error(deploy, expected);
+  }
 }
