@@ -3,6 +3,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <type_traits>
 #include <utility>
 
@@ -214,6 +215,15 @@ std::vector<T> read_dataset(const Hdf5File& file, hid_t id, const std::string& n
   const bool same = H5Tget_class(type.get()) == e.type_class && H5Tget_size(type.get()) == e.size &&
                     (e.type_class != H5T_INTEGER || (H5Tget_sign(type.get()) == H5T_SGN_2) == e.is_signed);
   if (!same) input_error(file.path(), name + " is " + type_name(type.get()) + ", expected " + e.name);
+  // A declared size the file cannot hold is refused before anything is allocated: the file's own
+  // size bounds an unfiltered dataset, and deflate (HDF5's usual filter) expands at most ~1032x.
+  Handle dcpl(H5Dget_create_plist(dataset.get()), H5Pclose);
+  std::error_code size_error;
+  const uintmax_t file_bytes = std::filesystem::file_size(file.path(), size_error);
+  const long double most = static_cast<long double>(size_error ? 0 : file_bytes) * (H5Pget_nfilters(dcpl.get()) > 0 ? 1100.0L : 1.0L);
+  if (static_cast<long double>(rows) * static_cast<long double>(e.size) > most)
+    input_error(file.path(), name + " declares " + std::to_string(rows) + " rows, more than a file of " + std::to_string(file_bytes) +
+                                 " bytes can hold (damaged or hostile file)");
   std::vector<T> values(rows);
   if (rows > 0 && H5Dread(dataset.get(), e.memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     input_error(file.path(), name + " cannot be read (damaged or truncated file): " + hdf5_reason());

@@ -12,6 +12,9 @@
 #include "artifact/value_domains.h"
 #include "artifact/verify.h"
 #include "artifact_fixtures.h"
+#include <hdf5.h>
+
+#include "io/hdf5_file.h"
 #include "io/sqlite_db.h"
 #include "speculative/method_params.h"
 
@@ -151,4 +154,29 @@ TEST_CASE("artifact values: thresholds no method has, or outside their parameter
                                                       "parameter 'gamma_max' (specd methods lists them)"});
   tamper_tables(dir, "UPDATE thresholds SET value = 1e308 * 10 WHERE name = 'gamma_max'");
   CHECK(mentions(verify(dir), "thresholds (csd, gamma_max) value is inf, not finite"));
+}
+
+TEST_CASE("artifact values: an HDF5 dataset declaring more rows than its file holds is refused before allocation", "[artifact][hostile]") {
+  ScopedTempDir tmp("values");
+  const std::string path = tmp.file("big.h5");
+  {
+    // 2^40 int32 rows declared, none written: HDF5 allocates a contiguous dataset's storage at its
+    // first write, so the file stays a few KB.
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    H5Gclose(H5Gcreate2(file, "/csd", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Gclose(H5Gcreate2(file, "/csd/rejections", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    const hsize_t rows = hsize_t{1} << 40;
+    const hid_t space = H5Screate_simple(1, &rows, nullptr);
+    const hid_t dataset = H5Dcreate2(file, "/csd/rejections/step", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(dataset >= 0);
+    H5Dclose(dataset);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  const Hdf5File file = Hdf5File::open_read(path);
+  CHECK(file.length("/csd/rejections/step") == (int64_t{1} << 40));
+  CHECK_THROWS_WITH(file.read_int32("/csd/rejections/step"),
+                    path + ": /csd/rejections/step declares 1099511627776 rows, more than a file of " +
+                        std::to_string(std::filesystem::file_size(path)) + " bytes can hold (damaged or hostile file)");
 }
