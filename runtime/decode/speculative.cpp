@@ -205,7 +205,8 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     record.detail = step_detail(drafter.step_detail(), options.pruner, step_root_entropy, drafted, tree.size() - 1, result.detail);
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));
-      options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));
+      if (drafter.last_catch_up() <= drafted)  // else the time is mostly the draft model catching up
+        options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));
       const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
       options.budget->observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
     }

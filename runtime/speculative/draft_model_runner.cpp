@@ -66,6 +66,7 @@ std::vector<float> DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
   truncate(static_cast<int64_t>(common));
   ForwardRequest request;
   request.tokens.assign(tokens.begin() + common, tokens.end());
+  last_sync_rows_ = static_cast<int64_t>(request.tokens.size());
   request.logits = LogitsWanted::Last;
   std::vector<float> logits = std::move(forward(request).logits.values);
   cached_.assign(tokens.begin(), tokens.end());

@@ -37,6 +37,7 @@ class DraftModelRunner {
   ForwardResult forward(const ForwardRequest& request);
   const KvCache& cache() const { return cache_; }
   int64_t length() const { return static_cast<int64_t>(cached_.size()); }
+  int64_t last_sync_rows() const { return last_sync_rows_; }  // rows the last sync() fed
 
  private:
   void reserve(int64_t rows);
@@ -44,6 +45,7 @@ class DraftModelRunner {
   std::shared_ptr<const LlamaModel> model_;
   KvCache cache_;
   std::vector<int32_t> cached_;  // the tokens whose rows the cache holds
+  int64_t last_sync_rows_ = 0;
 };
 
 }  // namespace specd

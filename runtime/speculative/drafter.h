@@ -94,6 +94,12 @@ class Drafter {
   // H_min, the key and its candidates; AdaPLD: the retrieval outcome and the reuse kind accepted),
   // read after observe(): the step trace's detail holds it as "drafting". "" when there is none.
   virtual std::string step_detail() const { return ""; }
+  // Committed tokens the last propose() fed a draft model before its first drafted node (beyond
+  // the root): its catch-up with the text, the whole prompt on a request's first draft or the
+  // tokens of steps it did not draft. 0 for retrieval. The draft budget learns a node's cost only
+  // from proposals whose catch-up is short: a long one is the cost of the text, not of the nodes,
+  // and counting it once would keep a draft model off for good.
+  virtual int64_t last_catch_up() const { return 0; }
 };
 
 }  // namespace specd

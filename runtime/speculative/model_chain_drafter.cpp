@@ -29,6 +29,7 @@ void ModelChainDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed)
 
 DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
   DraftTree tree(request.root_token);
+  catch_up_ = 0;
   const int32_t length = std::min({gamma_, request.max_nodes, request.max_depth});
   if (length <= 0) return tree;
   std::vector<int32_t> tokens = request.committed;
@@ -36,6 +37,7 @@ DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
   const int64_t room = runner_.model().context_length() - static_cast<int64_t>(tokens.size());
   const int32_t steps = static_cast<int32_t>(std::min<int64_t>(length, room));
   std::vector<float> logits = runner_.sync(tokens);
+  catch_up_ = runner_.last_sync_rows() - 1;
   const int64_t vocab = static_cast<int64_t>(logits.size());
   int32_t parent = 0;
   double score = 0;  // cumulative log q of the sampled path (greedy drafts carry none)

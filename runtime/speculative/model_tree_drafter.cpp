@@ -64,10 +64,12 @@ DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
   DraftTree tree(request.root_token);
   const int32_t depth = std::min(options_.depth, request.max_depth);
   const int32_t max_nodes = std::min(options_.nodes, request.max_nodes);
+  catch_up_ = 0;
   if (depth <= 0 || max_nodes <= 0) return tree;
   std::vector<int32_t> tokens = request.committed;
   tokens.push_back(request.root_token);
   const std::vector<float> root_logits = runner_.sync(tokens);
+  catch_up_ = runner_.last_sync_rows() - 1;
   const int64_t vocab = static_cast<int64_t>(root_logits.size());
   const int64_t tree_base = runner_.length();
   const int64_t root_position = tree_base - 1;

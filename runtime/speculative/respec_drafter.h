@@ -28,6 +28,8 @@ class RespecDrafter : public Drafter {
   void observe(const StepFeedback& feedback) override;
   // 1 + k* for a retrieved draft, 0 for the fallback's.
   int32_t proposal_class() const override { return last_class_; }
+  // Class 0 is the draft-model fallback's proposal (a stale value only goes with an empty tree).
+  int64_t last_catch_up() const override { return last_class_ == 0 && fallback_ ? fallback_->last_catch_up() : 0; }
   bool limits_itself() const override { return true; }
   std::string step_detail() const override;
 

@@ -47,6 +47,8 @@ class SamDrafter : public Drafter {
   // 0 for the fallback's drafts, else the match length (root included) capped at 16, plus
   // kStaticClass for a draft from the static corpus.
   int32_t proposal_class() const override { return last_class_; }
+  // Class 0 is the draft-model fallback's proposal (a stale value only goes with an empty tree).
+  int64_t last_catch_up() const override { return last_class_ == 0 && fallback_ ? fallback_->last_catch_up() : 0; }
   static constexpr int32_t kStaticClass = 32;
   bool limits_itself() const override { return true; }
 

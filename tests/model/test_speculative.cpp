@@ -6,6 +6,8 @@
 
 #include "decode/autoregressive.h"
 #include "speculative/adapld_drafter.h"
+#include "speculative/model_chain_drafter.h"
+#include "speculative/model_tree_drafter.h"
 #include "methods/method_registry.h"
 #include "speculative/sampling_acceptor.h"
 #include "decode/speculative.h"
@@ -319,4 +321,36 @@ TEST_CASE("adapld and its ablations equal AR at T=0 on repetitive and plain prom
     }
   }
   CHECK(drafted > 0);
+}
+
+// The draft budget learns a draft model's cost per node only from proposals with a short
+// catch-up (decode/speculative.cpp): the first draft of a request feeds the whole prompt, and
+// counting that as the nodes' cost once kept every draft-model method off for the rest of a run.
+TEST_CASE("a draft model reports its catch-up with the text: the prompt at first, then a token or two", "[spec][budget]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("catch-up-draft", cfg, DType::BF16, 99));
+  std::vector<int32_t> committed;
+  for (int32_t i = 0; i < 120; ++i) committed.push_back(1 + i % 250);
+  ModelChainDrafter chain(draft, 4, SamplingParams{});
+  TreeDraftOptions shape;
+  ModelTreeDrafter tree(draft, shape);
+  for (Drafter* drafter : {static_cast<Drafter*>(&chain), static_cast<Drafter*>(&tree)}) {
+    CAPTURE(drafter->name());
+    drafter->begin(committed, 1);
+    std::vector<int32_t> text = committed;
+    const DraftTree first = drafter->propose(DraftRequest{text, 7, 4, 4});
+    REQUIRE(first.size() > 1);
+    CHECK(drafter->last_catch_up() == 120);  // the prompt, before the root
+    // The first drafted token accepted, then a new root: two tokens to catch up at most.
+    text.push_back(7);
+    text.push_back(first.tokens[1]);
+    const DraftTree second = drafter->propose(DraftRequest{text, 11, 4, 4});
+    REQUIRE(second.size() > 1);
+    CHECK(drafter->last_catch_up() <= 2);
+    // A step it did not draft: nothing fed, nothing to learn from.
+    text.push_back(11);
+    drafter->propose(DraftRequest{text, 12, 0, 0});
+    CHECK(drafter->last_catch_up() == 0);
+  }
 }
