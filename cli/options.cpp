@@ -128,7 +128,7 @@ std::string default_model_dir() { return data_dir() + "/models/demo-large-target
 std::string draft_dir_for(const std::string& draft_arg, const std::string& target_dir) {
   if (!draft_arg.empty()) return draft_arg;
   // Each demo target with the draft it is measured with (docs/models.md).
-  static const std::pair<const char*, const char*> kDemoPairs[] = {{"demo-large-target", "demo-target"}, {"demo-target", "demo-draft"}};
+  static const std::pair<const char*, const char*> kDemoPairs[] = {{"demo-large-target", "demo-large-draft"}, {"demo-target", "demo-draft"}};
   std::error_code ec;
   const std::filesystem::path target = std::filesystem::weakly_canonical(target_dir, ec);
   for (const auto& [demo_target, demo_draft] : kDemoPairs) {

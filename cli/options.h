@@ -51,7 +51,7 @@ std::string data_dir();
 // target whose decoding reads its weights from memory (docs/models.md).
 std::string default_model_dir();
 // The draft model for target_dir: draft_arg when --draft was given, else the draft of the demo
-// pair whose target this is (demo-large-target: demo-target; demo-target: demo-draft); any other
+// pair whose target this is (demo-large-target: demo-large-draft; demo-target: demo-draft); any other
 // target needs --draft (InputError naming it).
 std::string draft_dir_for(const std::string& draft_arg, const std::string& target_dir);
 

@@ -7,7 +7,7 @@ scripts/setup.sh
 scripts/build.sh
 specd=build/cli/specd
 target=data/models/demo-large-target
-draft=data/models/demo-target
+draft=data/models/demo-large-draft
 
 echo
 echo "== specd generate (large demo target, greedy, a code-editing prompt from data/workloads) =="

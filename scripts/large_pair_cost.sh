@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/large-pair-cost.txt}
 target=data/models/demo-large-target
-draft=data/models/demo-target
+draft=data/models/demo-large-draft
 {
   echo "# scripts/large_pair_cost.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%Y-%m-%d)"
   for round in 1 2 3; do

@@ -4,15 +4,16 @@
 #      so that a decode step reads them from memory and verifying a few more tokens costs little;
 #      the model card says why BF16 and this size), grown from data/models/demo-target by Net2Net
 #      (specd-train --grow-from: the same function at step 0) and trained on;
-#   2. the draft: data/models/demo-target itself (same tokenizer and family; the target starts as
-#      its function, so they agree). With DRAFT_STEPS > 0 it is distilled from the new target into
-#      data/models/demo-large-draft; by default it is used as trained (no copy of its weights);
+#   2. the draft: data/models/demo-target (same tokenizer and family; the target starts as its
+#      function) distilled from the new target for DRAFT_STEPS (400) steps into
+#      data/models/demo-large-draft; DRAFT_STEPS=0 uses demo-target as trained (no copy);
 #   3. specd-train eval of the pair; 4. greedy samples; 5. model cards; 6. the weights as Hugging
 #      Face sharded safetensors (shards under 50 MB) in data/models/demo-large-target.
 # Resumable: run it again after an interruption (a kill loses at most --checkpoint-every steps).
 # The state lives outside the work tree ($STATE, default ~/.cache/specd/train-large-pair); remove
-# it to start over. The whole run is sized to finish within one working session on 2 cores
-# (about two hours), since a machine's cache may not outlive the session. Wall time is recorded in training.json
+# it to start over. Each stage is sized to finish within one working session on 2 cores (the
+# target about two hours, the draft 45 minutes), since a machine's cache may not outlive the
+# session; a fresh machine starts from the committed target. Wall time is recorded in training.json
 # (train_seconds) and in the model cards. Training must not run in CI: CI uses the committed pair.
 #
 # Needs: scripts/build.sh (specd, specd-train), data/corpus/build/{train,eval}.txt
@@ -28,7 +29,7 @@ state=${STATE:-$HOME/.cache/specd/train-large-pair}
 models=${MODELS:-data/models}
 threads=${THREADS:-2}
 target_steps=${TARGET_STEPS:-700}
-draft_steps=${DRAFT_STEPS:-0}
+draft_steps=${DRAFT_STEPS:-400}
 eval_tokens=${EVAL_TOKENS:-65536}
 stop_after=()
 [ -n "${STOP_AFTER:-}" ] && stop_after=(--stop-after "$STOP_AFTER")
@@ -115,6 +116,6 @@ draft_name=demo-large-draft
 [ "$draft_steps" -eq 0 ] && draft_name=demo-target
 node scripts/lib/model_card.js --target "$target" --draft "$draft" --target-name demo-large-target --draft-name "$draft_name" \
   --state "$state" --threads "$threads" --script scripts/train_large_pair.sh "${draft_card[@]}" \
-  --target-intro "The large demo target of specd: a Llama whose weights do not fit in a CPU cache, so that decoding one token reads them from memory and verifying a few drafted tokens costs little more (the regime speculative decoding is built for). Its draft is demo-target." \
+  --target-intro "The large demo target of specd: a Llama whose weights do not fit in a CPU cache, so that decoding one token reads them from memory and verifying a few drafted tokens costs little more (the regime speculative decoding is built for). Its draft is $draft_name." \
   --target-notes "Why this size and BF16: a decode step must read the weights from memory, not a cache, on the CPUs specd is benchmarked on (32 MiB of L3 per CCD on the AMD EPYC kind). The shapes measured before training are in \`reports/bench/large-target-shapes.txt\` (\`scripts/large_pair_shapes.sh\`); docs/models.md says what was chosen and why."
 echo "train_large_pair: wrote $target and $draft (state kept in $state)" >&2

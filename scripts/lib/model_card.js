@@ -9,6 +9,7 @@
 //          --target-intro TEXT [--draft-intro TEXT] [--target-notes MARKDOWN] [--draft-notes MARKDOWN]
 // Without --draft-intro the draft's card is left as it is (a draft trained for another pair).
 const fs = require('fs');
+const path = require('path');
 const os = require('os');
 
 const config = {};
@@ -75,8 +76,14 @@ function card(dir, role) {
     '| | |',
     '|---|---|',
   );
-  if (r.grow_from)
-    lines.push(`| initialisation | \`${r.grow_from}\` grown to this shape by \`specd-train --grow-from\` (Net2Net width and depth growth: the same function at step 0) |`);
+  if (r.grow_from) {
+    // Grown to another shape, or started from the same shape (a copy of its weights).
+    const from = JSON.parse(fs.readFileSync(path.join(r.grow_from, 'config.json'), 'utf8'));
+    const same = ['num_hidden_layers', 'hidden_size', 'intermediate_size', 'num_attention_heads'].every((k) => from[k] === cfg[k]);
+    lines.push(same
+      ? `| initialisation | the weights of \`${r.grow_from}\` (same shape; \`specd-train --grow-from\`) |`
+      : `| initialisation | \`${r.grow_from}\` grown to this shape by \`specd-train --grow-from\` (Net2Net width and depth growth: the same function at step 0) |`);
+  }
   lines.push(
     `| steps × tokens | ${r.steps} × ${r.batch * r.seq} (${r.batch} windows of ${r.seq}) = ${count(run.tokens_trained)} tokens (${fixed(run.tokens_trained / r.train_tokens, 2)} epochs) |`,
     `| objective | ${r.distill_from ? `(1 − ${r.distill_weight}) · cross-entropy + ${r.distill_weight} · KL(target ‖ draft), teacher \`${r.distill_from}\` frozen` : 'cross-entropy (next token)'} |`,

@@ -73,7 +73,7 @@ TEST_CASE("specd generate --method gives AR's text at T=0 with every speculative
 }
 
 // The demo pairs as a new user meets them: no model named decodes with the large target and, for
-// a draft-model method, its draft demo-target; demo-target's own draft is demo-draft; any other
+// a draft-model method, its draft demo-large-draft; demo-target's own draft is demo-draft; any other
 // target must name its draft. Speculative decoding gives AR's text at T=0 on both pairs.
 TEST_CASE("specd generate uses the large demo pair by default and the demo targets' own drafts", "[cli][demo]") {
   const std::string models = std::string(SPECD_SOURCE_DIR) + "/data/models/";
@@ -91,7 +91,7 @@ TEST_CASE("specd generate uses the large demo pair by default and the demo targe
   REQUIRE(sd.exit_code == 0);
   CHECK(sd.out == ar.out);
   REQUIRE(!sd_counts(sd).empty());
-  CHECK(sd_counts(run_cli("generate --method sd --draft " + models + "demo-target" + prompt)) == sd_counts(sd));
+  CHECK(sd_counts(run_cli("generate --method sd --draft " + models + "demo-large-draft" + prompt)) == sd_counts(sd));
 
   const std::string small = "generate --model " + models + "demo-target" + prompt;
   const CliResult small_sd = run_cli(small + " --method sd");
