@@ -7,8 +7,8 @@
 # `llama-bench -p 0 -n 128`). Rounds interleave the engines: this machine is shared, so compare
 # figures of one round. Decode speeds exclude the prompt's prefill in both engines.
 #
-# llama.cpp is not part of the project: build it outside (../shared/tools/llamacpp-anchor/ has
-# the recipe: llama-bench and llama-speculative), then
+# llama.cpp is not part of the project: build it outside, with llama-bench and llama-speculative
+# (docs/benchmarks.md says how; the recipe's converter is hf2gguf.py), then
 #   LLAMA_CPP_DIR=/path/to/llama.cpp RECIPE_DIR=/path/to/recipe scripts/llamacpp_speculative.sh
 # Raw output: reports/bench/llamacpp-speculative.txt.
 set -euo pipefail
