@@ -58,3 +58,45 @@ TEST_CASE("parallel_for called from several threads at once runs every task once
   for (int c = 0; c < kCallers; ++c)
     for (int64_t t = 0; t < kTasks; ++t) CHECK(counts[c][t] == kLoops);
 }
+
+TEST_CASE("on_every_thread runs each index once, each on its own thread, all at the same time") {
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    std::vector<std::thread::id> ids(static_cast<size_t>(threads));
+    std::atomic<int> arrived{0};
+    std::atomic<bool> together{true};
+    specd::cpu::on_every_thread(threads, [&](int thread) {
+      ids[static_cast<size_t>(thread)] = std::this_thread::get_id();
+      arrived.fetch_add(1);
+      // A barrier: every index must be running at once (a serial run would wait here for good).
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (arrived.load() < threads)
+        if (std::chrono::steady_clock::now() > give_up) {
+          together = false;
+          break;
+        }
+    });
+    CHECK(together.load());
+    for (int a = 0; a < threads; ++a)
+      for (int b = a + 1; b < threads; ++b) CHECK(ids[static_cast<size_t>(a)] != ids[static_cast<size_t>(b)]);
+  }
+}
+
+TEST_CASE("parallel_for gives a thread several chunks when another is slow, each task still once") {
+  // The chunk holding task 0 is slow: the other thread claims the chunks left as they come, so
+  // it runs several of them; no task runs twice or is lost.
+  std::vector<std::atomic<int>> runs(64);
+  std::atomic<int> slow_thread{-1};
+  std::vector<std::atomic<int>> calls(2);
+  specd::cpu::parallel_for(2, 64, [&](int64_t begin, int64_t end, int thread) {
+    calls[static_cast<size_t>(thread)].fetch_add(1);
+    if (begin == 0) {
+      slow_thread = thread;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    for (int64_t t = begin; t < end; ++t) runs[static_cast<size_t>(t)].fetch_add(1);
+  });
+  for (auto& r : runs) CHECK(r.load() == 1);
+  REQUIRE(slow_thread.load() >= 0);
+  CHECK(calls[static_cast<size_t>(1 - slow_thread.load())].load() >= 2);
+}
