@@ -279,9 +279,32 @@ Manifest parse_manifest(const json& manifest, const std::string& where) {
   return out;
 }
 
+namespace {
+
+// The first field of `given` that the writer's form of the same manifest lacks ("pair.target.x"),
+// or "": a key this specd does not write is a typo or another tool's, and ignoring it would
+// let a reader and a writer disagree about what the artifact says. The free-form objects
+// (options, counts, a shard's job, merged shards) are not compared.
+std::string unknown_field(const json& given, const json& written, const std::string& prefix) {
+  if (!given.is_object() || !written.is_object()) return "";
+  for (const auto& [key, value] : given.items()) {
+    if (!written.contains(key)) return prefix + key;
+    if (key == "options" || key == "counts" || key == "job" || key == "shards") continue;
+    const std::string inner = unknown_field(value, written.at(key), prefix + key + ".");
+    if (!inner.empty()) return inner;
+  }
+  return "";
+}
+
+}  // namespace
+
 Manifest read_manifest(const std::string& dir) {
   const std::string path = dir + "/" + kManifestFile;
-  return parse_manifest(read_json_file(path), path);
+  const json given = read_json_file(path);
+  Manifest manifest = parse_manifest(given, path);
+  const std::string unknown = unknown_field(given, manifest_json(manifest.header, manifest.files), "");
+  if (!unknown.empty()) input_error(path, "field " + single_quoted(unknown) + " is not one a specd artifact has");
+  return manifest;
 }
 
 }  // namespace specd

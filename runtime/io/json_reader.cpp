@@ -1,6 +1,9 @@
 #include "io/json_reader.h"
 
 #include <limits>
+#include <optional>
+#include <set>
+#include <vector>
 
 #include "io/read_file.h"
 #include "util/error.h"
@@ -67,8 +70,22 @@ json parse_json(std::string_view text, const std::string& where) {
     input_error(where, "invalid JSON at byte " + std::to_string(*byte) + ": nested deeper than " +
                            std::to_string(kMaxJsonDepth) + " levels");
   }
+  // An object that names a key twice: parsers disagree on which value wins (nlohmann keeps the
+  // last, others the first), so such a file would mean different things to different readers.
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  const json::parser_callback_t track_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    else if (event == json::parse_event_t::object_end) open_objects.pop_back();
+    else if (event == json::parse_event_t::key && !open_objects.empty() && !duplicate &&
+             !open_objects.back().insert(parsed.get<std::string>()).second)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    json parsed = json::parse(text.begin(), text.end(), track_keys);
+    if (duplicate) input_error(where, "invalid JSON: the key " + single_quoted(*duplicate) + " appears twice in one object");
+    return parsed;
   } catch (const json::parse_error& e) {
     input_error(where, "invalid JSON at byte " + std::to_string(e.byte) + ": " + reason(e));
   } catch (const json::exception& e) {  // out_of_range 406: a number such as 1e999

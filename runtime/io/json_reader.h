@@ -13,7 +13,8 @@ namespace specd {
 
 // Every JSON input (files, lines of a workload, a safetensors header, JSON kept in SQLite columns)
 // is parsed here: a syntax error, a number out of range (1e999) or nesting deeper than
-// kMaxJsonDepth throws InputError "WHERE: invalid JSON at byte N: reason", one line.
+// kMaxJsonDepth throws InputError "WHERE: invalid JSON at byte N: reason", one line, and an
+// object naming one key twice "WHERE: invalid JSON: the key 'K' appears twice in one object".
 constexpr int kMaxJsonDepth = 256;
 nlohmann::json parse_json(std::string_view text, const std::string& where);
 

@@ -180,3 +180,18 @@ TEST_CASE("artifact values: an HDF5 dataset declaring more rows than its file ho
                     path + ": /csd/rejections/step declares 1099511627776 rows, more than a file of " +
                         std::to_string(std::filesystem::file_size(path)) + " bytes can hold (damaged or hostile file)");
 }
+
+TEST_CASE("artifact values: a manifest field this specd does not write is refused naming it", "[artifact][hostile]") {
+  ScopedTempDir tmp("values");
+  const std::string dir = tmp.file("art");
+  write_artifact(dir, test::synthetic_artifact());
+  REQUIRE(test::artifact_read_error(dir).empty());
+  test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["csd"]["sampling"]["temprature"] = 0.5; });
+  const std::string expected = dir + "/manifest.json: field 'calibrations.csd.sampling.temprature' is not one a specd artifact has";
+  CHECK(test::artifact_read_error(dir) == expected);
+  CHECK(verify(dir) == std::vector<std::string>{expected});
+  // Free-form objects keep what they hold: a calibration's options and counts.
+  write_artifact(dir, test::synthetic_artifact());
+  test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["csd"]["options"]["note"] = "hand-made"; });
+  CHECK(test::artifact_read_error(dir).empty());
+}

@@ -180,10 +180,26 @@ TEST_CASE("1e999 anywhere in any JSON input is an InputError naming the file", "
   CHECK(error_of([&] { SafetensorsFile::open(weights); }) == weights + ": " + overflow);
 }
 
+TEST_CASE("a JSON object naming a key twice is an InputError naming the file and the key", "[hostile][json]") {
+  // Parsers disagree on which of the two values wins: nlohmann keeps the last, others the first.
+  test::ScopedTempDir dir("hostile-duplicate");
+  const std::string twice = "invalid JSON: the key 'rope_theta' appears twice in one object";
+  const std::string config = dir.file("config.json");
+  test::write_text_file(config, R"({"model_type": "llama", "rope_theta": 10000, "rope_theta": 500000})");
+  CHECK(error_of([&] { ModelConfig::from_file(config); }) == config + ": " + twice);
+  std::filesystem::create_directory(dir.file("artifact"));
+  test::write_text_file(dir.file("artifact/manifest.json"), R"({"schema_version": 3, "nested": {"a": 1, "a": 2}})");
+  CHECK(error_of([&] { read_manifest(dir.file("artifact")); }) ==
+        dir.file("artifact/manifest.json") + ": invalid JSON: the key 'a' appears twice in one object");
+  // The same key in two different objects is fine.
+  CHECK_NOTHROW(parse_json(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]})", "x"));
+}
+
 TEST_CASE("a workload field of the wrong type names the file, line and field", "[hostile][json]") {
   test::ScopedTempDir dir("hostile-types");
   const std::string path = dir.file("w.jsonl");
-  const std::string good = "{\"id\": \"a\", \"category\": \"qa\", \"prompt\": \"p\", \"max_new_tokens\": 8";
+  const std::string base = "{\"id\": \"a\", \"category\": \"qa\", \"prompt\": \"p\"";
+  const std::string good = base + ", \"max_new_tokens\": 8";
   auto error_with = [&](const std::string& extra) {
     test::write_text_file(path, good + "}\n" + good + extra + "}\n");
     return error_of([&] { read_workload(path); });
@@ -191,7 +207,8 @@ TEST_CASE("a workload field of the wrong type names the file, line and field", "
   CHECK(error_with(", \"source\": 5") == path + ":2: field 'source' must be a string");
   CHECK(error_with(", \"license\": []") == path + ":2: field 'license' must be a string");
   CHECK(error_with(", \"reference\": {}") == path + ":2: field 'reference' must be a string");
-  CHECK(error_with(", \"max_new_tokens\": 18446744073709551615") == path + ":2: field 'max_new_tokens' is too large");
+  test::write_text_file(path, good + "}\n" + base + ", \"max_new_tokens\": 18446744073709551615}\n");
+  CHECK(error_of([&] { read_workload(path); }) == path + ":2: field 'max_new_tokens' is too large");
 }
 
 TEST_CASE("JSON nested beyond the limit is an InputError, not a deep recursion", "[hostile][json]") {
