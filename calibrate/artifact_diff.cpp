@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "artifact/manifest.h"
+#include "calibrate/artifact_merge.h"
 
 namespace specd {
 namespace {
@@ -30,16 +31,9 @@ void rows(Lines& out, const std::string& name, const std::vector<T>& a, const st
 
 // The settings and totals a rerun keeps (not where or when it ran).
 nlohmann::json settings(const CalibrationProvenance& p) {
-  return {{"prompts sha256", p.prompts_sha256}, {"prompt count", p.prompt_count}, {"seed", p.seed},
-          {"sampling", {{"temperature", p.temperature}, {"top_k", p.top_k}, {"top_p", p.top_p}}},
-          {"options", p.options}, {"counts", p.counts}};
-}
-
-nlohmann::json fingerprint(const std::optional<ModelFingerprint>& f) {
-  if (!f) return nullptr;
-  nlohmann::json j = fingerprint_json(*f);
-  j.erase("path");
-  return j;
+  nlohmann::json kept = calibration_settings(p);
+  kept["counts"] = p.counts;
+  return kept;
 }
 
 // A sweep run's columns that do not depend on the machine's speed.
@@ -66,8 +60,8 @@ void part(Lines& out, const std::string& name, const std::optional<T>& a, const 
 
 std::vector<std::string> artifact_differences(const Artifact& a, const Artifact& b) {
   Lines out;
-  value(out, "pair.target", fingerprint(a.target), fingerprint(b.target));
-  value(out, "pair.draft", fingerprint(a.draft), fingerprint(b.draft));
+  value(out, "pair.target", portable_fingerprint(a.target), portable_fingerprint(b.target));
+  value(out, "pair.draft", portable_fingerprint(a.draft), portable_fingerprint(b.draft));
   part(out, "csd", a.csd, b.csd, [&](const CsdCalibration& x, const CsdCalibration& y) {
     value(out, "csd.settings", settings(x.provenance), settings(y.provenance));
     rows(out, "csd.prompts", x.prompts, y.prompts);

@@ -20,18 +20,9 @@ namespace {
 // differ between machines; the fingerprints and the prompts' hash may not).
 nlohmann::json calibration_identity(const ModelFingerprint& target, const std::optional<ModelFingerprint>& draft,
                                     const CalibrationProvenance& p) {
-  auto fingerprint = [](const ModelFingerprint& f) {
-    nlohmann::json j = fingerprint_json(f);
-    j.erase("path");
-    return j;
-  };
-  return {{"target", fingerprint(target)},
-          {"draft", draft ? fingerprint(*draft) : nlohmann::json(nullptr)},
-          {"prompts sha256", p.prompts_sha256},
-          {"prompt count", p.prompt_count},
-          {"seed", p.seed},
-          {"sampling", {{"temperature", p.temperature}, {"top_k", p.top_k}, {"top_p", p.top_p}}},
-          {"options", p.options}};
+  nlohmann::json identity = {{"target", portable_fingerprint(target)}, {"draft", portable_fingerprint(draft)}};
+  identity.update(calibration_settings(p));
+  return identity;
 }
 
 // The first field of `b` that differs from `a`, as "seed" or "sampling/top_k".
@@ -192,6 +183,21 @@ std::vector<std::string> sweep_families(const Artifact& a) {
 }
 
 }  // namespace
+
+nlohmann::json portable_fingerprint(const std::optional<ModelFingerprint>& fingerprint) {
+  if (!fingerprint) return nullptr;
+  nlohmann::json j = fingerprint_json(*fingerprint);
+  j.erase("path");
+  return j;
+}
+
+nlohmann::json calibration_settings(const CalibrationProvenance& p) {
+  return {{"prompts sha256", p.prompts_sha256},
+          {"prompt count", p.prompt_count},
+          {"seed", p.seed},
+          {"sampling", {{"temperature", p.temperature}, {"top_k", p.top_k}, {"top_p", p.top_p}}},
+          {"options", p.options}};
+}
 
 Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names) {
   if (shards.empty() || names.size() != shards.size()) throw std::invalid_argument("merge_artifacts: one name per shard");

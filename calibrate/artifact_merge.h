@@ -1,7 +1,10 @@
 #pragma once
 // Merging the shards of one calibration (specd calibrate ... --shard I/N run on several machines).
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "artifact/artifact.h"
 
@@ -18,5 +21,11 @@ namespace specd {
 // calibrations or thresholds), shard indices that repeat or leave a gap in 0..N-1, a shard
 // count other than the number of inputs, and a prompt found in two shards.
 Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<std::string>& names);
+
+// What two runs of one calibration share wherever they ran (artifact merge refuses shards that
+// differ in it; artifact diff compares it): a model's fingerprint without its path, or null for
+// none; and a calibration's prompts, seed, sampling and options.
+nlohmann::json portable_fingerprint(const std::optional<ModelFingerprint>& fingerprint);
+nlohmann::json calibration_settings(const CalibrationProvenance& p);
 
 }  // namespace specd
