@@ -8,9 +8,8 @@
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
-#include "calibrate/arc_fitting.h"
-#include "calibrate/sweep_choice.h"
 #include "stats/arc_fit.h"
+#include "calibrate/sweep_choice.h"
 #include "util/error.h"
 
 namespace specd {

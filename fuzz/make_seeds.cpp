@@ -14,7 +14,7 @@
 #include "artifact/artifact_arrays.h"
 #include "artifact/artifact_tables.h"
 #include "artifact/manifest.h"
-#include "artifact_fixtures.h"  // tests/core: synthetic_artifact
+#include "artifact_fixtures.h"  // tests/support: synthetic_artifact
 #include "io/model_config.h"
 #include "io/safetensors.h"
 #include "io/sqlite_db.h"

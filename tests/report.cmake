@@ -11,8 +11,8 @@ if(NOT SPECD_NODE_EXECUTABLE)
 endif()
 
 add_executable(make_report_fixture ${CMAKE_CURRENT_SOURCE_DIR}/report/make_report_fixture.cpp)
-target_link_libraries(make_report_fixture PRIVATE specd_analysis specd_calibrate specd_core)
-target_include_directories(make_report_fixture PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/core)
+target_link_libraries(make_report_fixture PRIVATE specd_analysis specd_calibrate)
+target_include_directories(make_report_fixture PRIVATE ${SPECD_TEST_INCLUDES})
 target_compile_definitions(make_report_fixture PRIVATE SPECD_BINARY_DIR="${PROJECT_BINARY_DIR}")
 
 set(SPECD_REPORT_TEST_DIR ${CMAKE_BINARY_DIR}/report-test)

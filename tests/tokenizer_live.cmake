@@ -1,7 +1,7 @@
 # Live cross-check of specd's tokenizer against Hugging Face's own library (npm `tokenizers`,
 # installed by scripts/setup.sh under tests/reference/node_modules): node encodes the corpus
 # with each real tokenizer.json and with variants of them, and specd must agree on every id and
-# every decode. The committed golden files (tests/core/test_tokenizer_golden.cpp) cover Qwen3 and
+# every decode. The committed golden files (tests/tokenizer/test_tokenizer_golden.cpp) cover Qwen3 and
 # Mistral without node; this covers Llama-3, the variants and a fuzz corpus too.
 find_program(SPECD_NODE_EXECUTABLE NAMES node nodejs)
 

@@ -71,6 +71,14 @@ ArcBuckets parse_arc_buckets(const std::string& text, const std::string& where);
 double arc_ratio_delta(const ArcCalibration& arc, const std::string& where);
 // The buckets an ARC calibration was fitted with (its provenance's options.buckets).
 ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where);
+// The last stage of an ARC-Decode calibration, shared by `calibrate arc` and `artifact merge`:
+// fills arc.constants and arc.audit (empty when no sample is held out) from arc.samples, with the
+// rule and buckets of its provenance's options (see fit_arc_constants). InputError naming `where`
+// when the samples cannot give finite constants: fewer calibration samples than delta needs, or
+// more than delta of them with a zero raw bound and a positive divergence (the quantile is then
+// infinite, which no artifact stores).
+void fit_arc(ArcCalibration& arc, const ArcBuckets& buckets, const std::string& where);
+
 // Prompt index -> workload category, for audit_arc.
 std::map<int32_t, std::string> prompt_categories(const std::vector<CalibratedPrompt>& prompts);
 

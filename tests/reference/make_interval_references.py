@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference binomial confidence intervals for tests/core/test_arc_stats.cpp, from scipy.
+"""Reference binomial confidence intervals for tests/stats/test_arc_stats.cpp, from scipy.
 
 specd computes Wilson's interval from its formula and Clopper-Pearson's from Boost.Math's beta
 quantile; the references come from scipy.stats.binomtest(k, n).proportion_ci, whose exact method

@@ -1,12 +1,15 @@
 #pragma once
-// Helpers shared by the core tests.
+// Helpers shared by the tests: temporary folders, whole files, the message of an InputError.
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
+
+#include "util/error.h"
 
 namespace specd::test {
 
@@ -43,6 +46,16 @@ inline void write_text_file(const std::string& path, const std::string& contents
 inline std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The message of the InputError that `action` throws ("" if it throws none).
+inline std::string input_error_message(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace specd::test

@@ -12,18 +12,11 @@
 
 using namespace specd;
 using nlohmann::json;
+using specd::test::input_error_message;
 using specd::test::ScopedTempDir;
 
 namespace {
 
-std::string input_error_message(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // config.json files as published on the Hugging Face hub (abridged of nothing that matters).
 const char* kLlama2_7B = R"({

@@ -2,7 +2,7 @@
 // A hand-made Report for the renderers' tests: the seven section ids, several kinds of Vega-Lite
 // chart (layered points + error bars + a rule, bars, lines), and cells that need escaping in HTML
 // and in Markdown ("</script>", pipes, '&', '<', emphasis marks, list and heading starts), missing
-// and null cells, and numbers at every decimals setting. tests/core/test_report_render.cpp checks
+// and null cells, and numbers at every decimals setting. tests/analysis/test_report_render.cpp checks
 // its rendering in C++, tests/report/check_report.js in a browser.
 #include <nlohmann/json.hpp>
 

@@ -16,7 +16,7 @@
 #include "artifact/artifact_reader.h"
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
-#include "calibrate/arc_fitting.h"
+#include "stats/arc_fit.h"
 #include "calibrate/artifact_merge.h"
 #include "calibrate/artifact_writer.h"
 #include "stats/conformal.h"
@@ -169,24 +169,14 @@ inline Artifact synthetic_artifact(int prompts = 12, uint32_t seed = 7) {
 
 // The one-line InputError read_artifact(dir) throws, or "" when it reads.
 inline std::string artifact_read_error(const std::string& dir) {
-  try {
-    read_artifact(dir);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_message([&] { read_artifact(dir); });
 }
 
 // The one-line InputError merge_artifacts throws for shards named shard0, shard1, ..., or "".
 inline std::string merge_error(const std::vector<Artifact>& shards) {
   std::vector<std::string> names;
   for (size_t i = 0; i < shards.size(); ++i) names.push_back("shard" + std::to_string(i));
-  try {
-    merge_artifacts(shards, names);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_message([&] { merge_artifacts(shards, names); });
 }
 
 // Shard `index` of `count` of a synthetic artifact: the prompts with index % count == index.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "calibrate/shard_source.h"
+#include "test_helpers.h"
 #include "util/error.h"
 
 using namespace specd;
@@ -32,12 +33,7 @@ Environment slurm_task(int id, int min, int max, const std::string& job = "41") 
 }
 
 std::string shard_error(const std::string& text, const Environment& env) {
-  try {
-    resolve_shard(text, env);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_message([&] { resolve_shard(text, env); });
 }
 
 }  // namespace

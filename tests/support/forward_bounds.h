@@ -5,7 +5,7 @@
 // machine; a fixed tolerance that holds on one BLAS kernel fails on another. (The CPU kernels sum
 // in one fixed order whatever the batch, so the oracles compare them bit for bit instead.)
 //
-// Derivation (gamma_K: tests/float_bounds.h). To first order the relative errors of the
+// Derivation (gamma_K: tests/support/float_bounds.h). To first order the relative errors of the
 // reductions a logit depends on add up: per decoder layer the input norm's sum of squares
 // (hidden), the q/k/v projections (hidden), the attention scores (head_dim), the softmax's
 // denominator and the weighted values (context), the output projection (heads * head_dim), the

@@ -2,6 +2,8 @@
 // and the graph of folders has no cycle (runtime/util at the bottom, cli/ at the top), so each
 // folder can be read, built and tested with only the folders below it. Includes resolve as the
 // build resolves them: relative to the including file, then from runtime/, then from the root.
+// Each folder is one library (specd_library in the CMakeLists.txt files), whose DEPS must be
+// exactly the folders it includes from: the build's graph is the source tree's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,7 +84,88 @@ std::string find_cycle(const std::map<std::string, std::map<std::string, Edge>>&
   return found;
 }
 
+struct Library {
+  std::string name, dir;          // "model", "runtime/model"
+  std::set<std::string> deps;     // library names
+};
+
+// Every specd_library(<folder> <dir> [OBJECT] [DEPS ...] [LIBS ...]) call of the build.
+std::vector<Library> declared_libraries(const fs::path& root) {
+  std::vector<Library> libraries;
+  const std::regex call(R"re(specd_library\(([^)]*)\))re");
+  for (const char* file : {"runtime/CMakeLists.txt", "calibrate/CMakeLists.txt", "analysis/CMakeLists.txt",
+                           "cli/CMakeLists.txt", "training/CMakeLists.txt"}) {
+    std::ifstream in(root / file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it) {
+      std::istringstream words((*it)[1].str());
+      Library library;
+      words >> library.name >> library.dir;
+      std::string word, section;
+      while (words >> word) {
+        if (word == "DEPS" || word == "LIBS" || word == "OBJECT") section = word;
+        else if (section == "DEPS") library.deps.insert(word);
+      }
+      libraries.push_back(library);
+    }
+  }
+  return libraries;
+}
+
+// The library a source folder belongs to: the one whose dir is the folder or holds it.
+const Library* library_of(const std::vector<Library>& libraries, const std::string& folder) {
+  for (const Library& library : libraries)
+    if (folder == library.dir || folder.rfind(library.dir + "/", 0) == 0) return &library;
+  return nullptr;
+}
+
+// What differs between the libraries' DEPS and the includes, one line each ("" when they match).
+std::string dependency_mismatches(const std::map<std::string, std::map<std::string, Edge>>& graph,
+                                  const std::vector<Library>& libraries) {
+  std::string found;
+  std::map<std::string, std::set<std::string>> used;  // library -> libraries it includes from
+  for (const auto& [from, edges] : graph) {
+    const Library* source = library_of(libraries, from);
+    if (!source) {
+      found += from + " is in no specd_library\n";
+      continue;
+    }
+    for (const auto& [to, edge] : edges) {
+      const Library* target = library_of(libraries, to);
+      if (!target || target == source) continue;
+      used[source->name].insert(target->name);
+      if (!source->deps.count(target->name))
+        found += "specd_" + source->name + " lacks DEPS " + target->name + " (" + edge.from_file + " includes \"" + edge.include + "\")\n";
+    }
+  }
+  for (const Library& library : libraries)
+    for (const std::string& dep : library.deps)
+      if (!used[library.name].count(dep))
+        found += "specd_" + library.name + " declares DEPS " + dep + " but includes nothing from " + dep + "\n";
+  return found;
+}
+
 }  // namespace
+
+TEST_CASE("each folder's library depends on exactly the folders it includes from", "[layout]") {
+  const auto libraries = declared_libraries(SPECD_SOURCE_DIR);
+  REQUIRE(libraries.size() >= 15);  // the parse found the declarations
+  const std::string mismatches = dependency_mismatches(folder_graph(SPECD_SOURCE_DIR), libraries);
+  INFO(mismatches);
+  CHECK(mismatches.empty());
+}
+
+TEST_CASE("the dependency check finds a missing and a stale DEPS entry", "[layout]") {
+  std::map<std::string, std::map<std::string, Edge>> graph;
+  graph["runtime/a/cpu"]["runtime/b"] = Edge{"runtime/a/cpu/x.cpp", "b/y.h"};
+  const std::vector<Library> declared{{"a", "runtime/a", {"c"}}, {"b", "runtime/b", {}}, {"c", "runtime/c", {}}};
+  CHECK(dependency_mismatches(graph, declared) ==
+        "specd_a lacks DEPS b (runtime/a/cpu/x.cpp includes \"b/y.h\")\n"
+        "specd_a declares DEPS c but includes nothing from c\n");
+  graph.clear();
+  graph["runtime/a"]["runtime/c"] = Edge{"runtime/a/x.cpp", "c/z.h"};
+  CHECK(dependency_mismatches(graph, declared).empty());
+}
 
 TEST_CASE("no include cycle between folders", "[layout]") {
   const auto graph = folder_graph(SPECD_SOURCE_DIR);

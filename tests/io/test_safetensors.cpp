@@ -14,19 +14,11 @@
 #include "util/error.h"
 
 using namespace specd;
+using specd::test::input_error_message;
 using specd::test::ScopedTempDir;
 
 namespace {
 
-// The message of the InputError that `action` throws ("" if it throws none).
-std::string input_error_message(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Tensors with seeded random bytes; the storage outlives the views.
 struct TensorSet {
