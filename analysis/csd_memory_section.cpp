@@ -199,19 +199,15 @@ void tally_run(const std::string& file, const TraceRunData& run, DeployTally& ta
     if (s.record.rescued <= 0) continue;
     by_category[s.category].rescued += s.record.rescued;
     all.rescued += s.record.rescued;
-    const json detail = json::parse(s.record.detail.empty() ? "{}" : s.record.detail, nullptr, false);
-    const json* rescues = nullptr;
-    if (detail.is_object() && detail.contains("acceptance") && detail["acceptance"].is_object() &&
-        detail["acceptance"].contains("rescues") && detail["acceptance"]["rescues"].is_array())
-      rescues = &detail["acceptance"]["rescues"];
-    if (!rescues) {  // a trace written before the acceptor named its rescues' pairs
+    const auto* csd = std::get_if<CsdAcceptance>(&s.record.detail.acceptance);
+    if (!csd) {  // a trace written before the acceptor named its rescues' pairs
       tally.rescues_without_pair += s.record.rescued;
       continue;
     }
-    for (const json& x : *rescues) {
-      auto& p = tally.pairs[{x.value("draft", -1), x.value("target", -1)}];
+    for (const CsdRescue& x : csd->rescues) {
+      auto& p = tally.pairs[{static_cast<int32_t>(x.draft), static_cast<int32_t>(x.target)}];
       ++p.count;
-      p.gaps.push_back(x.value("gap", std::nan("")));
+      p.gaps.push_back(x.gap);
     }
   }
   auto row = [&](const std::string& category, const Totals& t) {

@@ -127,26 +127,18 @@ std::optional<LtsCounts> lts_counts(const TraceFile& file, const TraceRunData& d
   LtsCounts c;
   bool any = false;
   for (const StepTraceRow& step : data.steps) {
-    if (step.record.detail.empty()) continue;
-    const std::string where = file.path + ": run " + std::to_string(data.run.id) + " request " + std::to_string(step.request) + " step " +
-                              std::to_string(step.step);
-    const nlohmann::json detail = nlohmann::json::parse(step.record.detail, nullptr, /*allow_exceptions=*/false);
-    if (!detail.is_object()) input_error(where, "detail is not a JSON object");
-    if (!detail.contains("acceptance") || !detail["acceptance"].contains("lts")) continue;
-    const nlohmann::json& nodes = detail["acceptance"]["lts"];
-    if (!nodes.is_array()) input_error(where, "detail acceptance.lts is not an array");
+    const auto* arc = std::get_if<ArcAcceptance>(&step.record.detail.acceptance);
+    if (!arc) continue;
     any = true;
-    for (const nlohmann::json& node : nodes) {
-      if (!node.is_object() || !node.contains("token") || !node.contains("target") || !node.contains("relaxed") || !node.contains("lts"))
-        input_error(where, "detail acceptance.lts entry lacks token, target, lts or relaxed");
-      if (node["token"] == node["target"]) {
+    for (const LtsNode& node : arc->lts) {
+      if (node.token == node.target) {
         ++c.same_as_top;
         continue;
       }
       ++c.evaluated;
-      // LTS is null when it was not a number (a zero tau_delta): never relaxable, as in the runtime.
-      c.eligible += node["lts"].is_number() && node["lts"].get<double>() >= theta;
-      c.relaxed += node["relaxed"].get<bool>();
+      // LTS is NaN when it was not a number (a zero tau_delta): never relaxable, as in the runtime.
+      c.eligible += node.lts >= theta;
+      c.relaxed += node.relaxed;
     }
   }
   if (!any) return std::nullopt;

@@ -1,8 +1,7 @@
 #include "calibrate/arc_deploy_sites.h"
 
 #include <map>
-
-#include <nlohmann/json.hpp>
+#include <variant>
 
 #include "calibrate/arc_samples.h"
 #include "model/llama_model.h"
@@ -22,16 +21,12 @@ std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64
   int32_t step = 0;
   for (const StepTraceRow& row : steps) {
     if (row.request != request) continue;
-    if (!row.record.detail.empty()) {
-      const nlohmann::json detail = nlohmann::json::parse(row.record.detail);
-      if (detail.contains("acceptance") && detail["acceptance"].contains("lts"))
-        for (const auto& node : detail["acceptance"]["lts"]) {
-          if (!node.value("relaxed", false)) continue;
-          const int32_t depth = node.at("depth").get<int32_t>();
-          if (root + depth >= sequence_length) continue;  // the text ended inside the step
-          sites.push_back(ArcSite{step, depth, root + depth, root, node.at("token").get<int32_t>()});
-        }
-    }
+    if (const auto* arc = std::get_if<ArcAcceptance>(&row.record.detail.acceptance))
+      for (const LtsNode& node : arc->lts) {
+        if (!node.relaxed) continue;
+        if (root + node.depth >= sequence_length) continue;  // the text ended inside the step
+        sites.push_back(ArcSite{step, static_cast<int32_t>(node.depth), root + node.depth, root, static_cast<int32_t>(node.token)});
+      }
     root += row.record.accepted_length + 1;
     ++step;
   }

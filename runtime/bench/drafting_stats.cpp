@@ -6,17 +6,14 @@
 namespace specd {
 
 void DraftingStats::add(const StepTrace& step) {
-  if (step.detail.empty()) return;
-  const auto detail = nlohmann::json::parse(step.detail, nullptr, /*allow_exceptions=*/false);
-  if (!detail.is_object() || !detail.contains("drafting") || !detail["drafting"].is_object()) return;
-  const nlohmann::json& drafting = detail["drafting"];
+  if (step.detail.drafting.empty()) return;
   ++steps;
   bool reused = step.accepted_length >= 1;
-  for (auto it = drafting.begin(); it != drafting.end(); ++it) {
-    if (!it.value().is_string()) continue;
-    const std::string value = it.value().get<std::string>();
-    ++values[it.key()][value];
-    if (it.key() == "reuse" && (value == "mismatch" || value == "none")) reused = false;
+  for (const auto& [name, value] : step.detail.drafting) {
+    const std::string* label = value.label();
+    if (!label) continue;
+    ++values[name][*label];
+    if (name == "reuse" && (*label == "mismatch" || *label == "none")) reused = false;
   }
   if (!reused) return;
   ++reuse_steps;

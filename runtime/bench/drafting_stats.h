@@ -1,7 +1,7 @@
 #pragma once
 // Drafting statistics over step traces (AdaPLD's Tables 10-12, ReSpec's trigger rate): sums the
-// "drafting" objects of StepTrace::detail. Generic: for every string-valued field, how many steps
-// held each value ({"retrieval": "lexical"} -> retrieval/lexical += 1); plus the distribution of
+// drafting details of the steps (StepDetail::drafting). Generic: for every labelled value, how
+// many steps held each label (retrieval = "lexical" -> retrieval/lexical += 1); plus the distribution of
 // accepted lengths 1, 2, 3, 4, >= 5 over the steps that reused a draft (accepted_length >= 1 and
 // a "reuse" field, when there is one, other than "mismatch" or "none").
 #include <array>
@@ -22,7 +22,7 @@ struct DraftingStats {
   int64_t reuse_steps = 0, reuse_accepted = 0;  // steps that reused a draft, their accepted tokens
   std::array<int64_t, 5> accepted_length{};     // of reuse steps: 1, 2, 3, 4, >= 5
 
-  // Adds one step; a step without a drafting object (or with a malformed detail) is skipped.
+  // Adds one step; a step without a drafting detail is skipped.
   void add(const StepTrace& step);
   void add(const std::vector<StepTrace>& steps);
   void merge(const DraftingStats& other);

@@ -6,8 +6,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "model/llama_model.h"
 #include "speculative/step_metrics.h"
 #include "util/error.h"
@@ -65,22 +63,6 @@ std::string scores_json(const AcceptResult& result) {
     json += (json.empty() ? "" : ",") + std::string(number);
   }
   return json.empty() ? "" : "[" + json + "]";
-}
-
-// The step's detail JSON: the pruner's view (H_m, drafted and kept nodes, pruned fraction) and
-// the acceptor's own detail; "" when there is neither.
-std::string step_detail(const std::string& drafting, const Pruner* pruner, double root_entropy_normalized, int32_t drafted,
-                        int32_t kept, const std::string& acceptance) {
-  nlohmann::ordered_json detail = nlohmann::ordered_json::object();
-  if (!drafting.empty()) detail["drafting"] = nlohmann::ordered_json::parse(drafting);
-  if (pruner)
-    detail["pruning"] = {{"pruner", pruner->name()},
-                         {"root_entropy_normalized", root_entropy_normalized},
-                         {"drafted", drafted},
-                         {"kept", kept},
-                         {"pruned_fraction", drafted > 0 ? static_cast<double>(drafted - kept) / drafted : 0.0}};
-  if (!acceptance.empty()) detail["acceptance"] = nlohmann::ordered_json::parse(acceptance);
-  return detail.empty() ? "" : detail.dump();
 }
 
 // H_m for the pruner (PruneContext): the entropy of a logits row's softmax over log V.
@@ -202,7 +184,9 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     if (options.pruner)  // the next root is drawn from the row of the last accepted node
       root_entropy_normalized = normalized_entropy(logits.data() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
     drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
-    record.detail = step_detail(drafter.step_detail(), options.pruner, step_root_entropy, drafted, tree.size() - 1, result.detail);
+    record.detail.drafting = drafter.step_detail();
+    if (options.pruner) record.detail.pruning = PruningDetail{options.pruner->name(), step_root_entropy, drafted, tree.size() - 1};
+    record.detail.acceptance = std::move(result.detail);
     if (options.budget) {
       options.budget->observe_cost(tree.size(), ms_between(t1, t2));
       if (drafter.last_catch_up() <= drafted)  // else the time is mostly the draft model catching up

@@ -63,9 +63,8 @@ std::string reason(const json::exception& e) {
   return clipped(text, 2 * kMaxQuotedBytes);
 }
 
-}  // namespace
-
-json parse_json(std::string_view text, const std::string& where) {
+template <typename Json>
+Json parse_json_as(std::string_view text, const std::string& where) {
   if (const auto byte = too_deep(text)) {
     input_error(where, "invalid JSON at byte " + std::to_string(*byte) + ": nested deeper than " +
                            std::to_string(kMaxJsonDepth) + " levels");
@@ -74,23 +73,31 @@ json parse_json(std::string_view text, const std::string& where) {
   // last, others the first), so such a file would mean different things to different readers.
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
-  const json::parser_callback_t track_keys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-    else if (event == json::parse_event_t::object_end) open_objects.pop_back();
-    else if (event == json::parse_event_t::key && !open_objects.empty() && !duplicate &&
-             !open_objects.back().insert(parsed.get<std::string>()).second)
-      duplicate = parsed.get<std::string>();
+  const typename Json::parser_callback_t track_keys = [&](int, typename Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+    else if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+    else if (event == Json::parse_event_t::key && !open_objects.empty() && !duplicate &&
+             !open_objects.back().insert(parsed.template get<std::string>()).second)
+      duplicate = parsed.template get<std::string>();
     return true;
   };
   try {
-    json parsed = json::parse(text.begin(), text.end(), track_keys);
+    Json parsed = Json::parse(text.begin(), text.end(), track_keys);
     if (duplicate) input_error(where, "invalid JSON: the key " + single_quoted(*duplicate) + " appears twice in one object");
     return parsed;
-  } catch (const json::parse_error& e) {
+  } catch (const typename Json::parse_error& e) {
     input_error(where, "invalid JSON at byte " + std::to_string(e.byte) + ": " + reason(e));
-  } catch (const json::exception& e) {  // out_of_range 406: a number such as 1e999
+  } catch (const typename Json::exception& e) {  // out_of_range 406: a number such as 1e999
     input_error(where, "invalid JSON: " + reason(e));
   }
+}
+
+}  // namespace
+
+json parse_json(std::string_view text, const std::string& where) { return parse_json_as<json>(text, where); }
+
+nlohmann::ordered_json parse_ordered_json(std::string_view text, const std::string& where) {
+  return parse_json_as<nlohmann::ordered_json>(text, where);
 }
 
 std::vector<int32_t> parse_token_list(std::string_view text, const std::string& where) {

@@ -17,6 +17,8 @@ namespace specd {
 // object naming one key twice "WHERE: invalid JSON: the key 'K' appears twice in one object".
 constexpr int kMaxJsonDepth = 256;
 nlohmann::json parse_json(std::string_view text, const std::string& where);
+// The same, keeping each object's keys in the order the text has them.
+nlohmann::ordered_json parse_ordered_json(std::string_view text, const std::string& where);
 
 // A JSON list of token ids (integers 0..INT32_MAX), as SQLite columns keep them; InputError
 // "WHERE: must be a list of token ids" otherwise.

@@ -9,6 +9,7 @@
 
 #include "sampling/sampler.h"
 #include "speculative/draft_tree.h"
+#include "trace/step_detail.h"
 
 namespace specd {
 
@@ -25,9 +26,10 @@ struct AcceptResult {
   // z(draft) - z(target); ARC: LTS); NaN elsewhere. Empty when the acceptor never relaxes.
   std::vector<float> scores;
   bool lossless = true;        // false for relaxed/lossy acceptors; traces record it
-  // A JSON object with what the acceptor measured beyond the verdicts, for the step's trace
-  // (ARC: U_emb, U_logit and LTS of every node it evaluated); "" when it has none.
-  std::string detail;
+  // What the acceptor measured beyond the verdicts, for the step's trace (ARC: U_emb, U_logit
+  // and LTS of every node it evaluated; CSD: its rescues' pairs; ReSpec: its chains); none when
+  // it has nothing to add.
+  AcceptanceDetail detail;
 
   int32_t count(NodeVerdict verdict) const;
 };

@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include <nlohmann/json.hpp>
 
 namespace specd {
 
@@ -353,15 +352,14 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   return tree;
 }
 
-std::string AdaPldDrafter::step_detail() const {
-  nlohmann::ordered_json detail = {{"retrieval", adapld_retrieval_name(retrieval_)},
-                                   {"candidates", candidates_},
-                                   {"anchor", anchor_},
-                                   {"main", main_},
-                                   {"branches", branches_},
-                                   {"successors", successors_},
-                                   {"reuse", reuse_}};
-  return detail.dump();
+DraftingDetail AdaPldDrafter::step_detail() const {
+  return {{"retrieval", adapld_retrieval_name(retrieval_)},
+          {"candidates", candidates_},
+          {"anchor", anchor_},
+          {"main", main_},
+          {"branches", branches_},
+          {"successors", successors_},
+          {"reuse", reuse_}};
 }
 
 }  // namespace specd

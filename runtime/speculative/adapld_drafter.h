@@ -61,7 +61,7 @@ class AdaPldDrafter : public Drafter {
   // root; 4: semantic hit, or the semantic search skipped; 5: no anchor (an AR step).
   int32_t proposal_class() const override;
   bool limits_itself() const override { return true; }
-  std::string step_detail() const override;
+  DraftingDetail step_detail() const override;
 
   // The parts, public for the brute-force tests. Positions index the memory M = text() + root;
   // `end` = |M| - 1 is the query's own position: candidates are positions j < end.

@@ -5,7 +5,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
 
 #include "speculative/greedy_acceptor.h"
 #include "speculative/sampling_acceptor.h"
@@ -177,11 +176,10 @@ AcceptResult ArcAcceptor::accept(const DraftTree& tree, const float* logits, int
   }
 
   if (!evaluated.empty()) {
-    nlohmann::json nodes = nlohmann::json::array();
+    ArcAcceptance nodes;
     for (const auto& [c, t] : evaluated)
-      nodes.push_back({{"node", c}, {"depth", tree.depths[c]}, {"token", tree.tokens[c]}, {"target", t.target},
-                       {"u_emb", t.u_emb}, {"u_logit", t.u_logit}, {"lts", t.lts}, {"relaxed", relaxed[c] != 0}});
-    result.detail = nlohmann::json{{"lts", nodes}}.dump();
+      nodes.lts.push_back(LtsNode{c, tree.depths[c], tree.tokens[c], t.target, t.u_emb, t.u_logit, t.lts, relaxed[c] != 0});
+    result.detail = nodes;
   }
   return result;
 }

@@ -4,8 +4,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "speculative/greedy_acceptor.h"
 #include "speculative/method_params.h"
 #include "speculative/sampling_acceptor.h"
@@ -42,9 +40,9 @@ AcceptResult CsdAcceptor::accept(const DraftTree& tree, const float* logits, int
 
   // The (draft, target) pair of every rescue, for the step's trace: the target's token is not in
   // the output (the drafted one was committed), and the report's rescues by pair need it.
-  nlohmann::json rescues = nlohmann::json::array();
+  CsdAcceptance rescues;
   const auto finish = [&]() -> AcceptResult& {
-    if (!rescues.empty()) result.detail = nlohmann::json{{"rescues", rescues}}.dump();
+    if (!rescues.rescues.empty()) result.detail = rescues;
     return result;
   };
   int32_t node = 0;
@@ -76,7 +74,7 @@ AcceptResult CsdAcceptor::accept(const DraftTree& tree, const float* logits, int
       }
       result.verdicts[child] = NodeVerdict::Rescued;
       result.scores[child] = gap;
-      rescues.push_back({{"draft", x}, {"target", target}, {"gap", gap}});
+      rescues.rescues.push_back(CsdRescue{x, target, gap});
     } else {
       result.verdicts[child] = NodeVerdict::Accepted;
     }

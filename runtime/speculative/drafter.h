@@ -90,10 +90,10 @@ class Drafter {
   // (retrieval drafters: the class is the match found). Otherwise the engine limits max_nodes to
   // what class 0 pays for before proposing.
   virtual bool limits_itself() const { return false; }
-  // A JSON object with what the last step's drafting decided beyond the tree (ReSpec: the trigger,
+  // What the last step's drafting decided beyond the tree, as named values (ReSpec: the trigger,
   // H_min, the key and its candidates; AdaPLD: the retrieval outcome and the reuse kind accepted),
-  // read after observe(): the step trace's detail holds it as "drafting". "" when there is none.
-  virtual std::string step_detail() const { return ""; }
+  // read after observe(): the step trace's detail holds it as "drafting". Empty when there is none.
+  virtual DraftingDetail step_detail() const { return {}; }
   // Committed tokens the last propose() fed a draft model before its first drafted node (beyond
   // the root): its catch-up with the text, the whole prompt on a request's first draft or the
   // tokens of steps it did not draft. 0 for retrieval. The draft budget learns a node's cost only

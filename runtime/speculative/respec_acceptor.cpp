@@ -3,7 +3,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
 
 #include "speculative/greedy_acceptor.h"
 #include "speculative/sampling_acceptor.h"
@@ -114,13 +113,7 @@ AcceptResult RespecAcceptor::accept(const DraftTree& tree, const float* logits, 
   for (int32_t i = 1; i < n; ++i)
     if (!on_path[i] && on_path[tree.parents[i]]) result.verdicts[i] = NodeVerdict::Rejected;
   result.next_token = argmax(row_of(result.path.back()), vocab);
-  result.detail = nlohmann::ordered_json{{"chains", chains},
-                                         {"greedy_prefix", best.greedy_prefix},
-                                         {"accepted", best.accepted},
-                                         {"tries", best.tries},
-                                         {"relaxed", best.gaps.size()},
-                                         {"gaps", best.gaps}}
-                      .dump();
+  result.detail = RespecAcceptance{chains, best.greedy_prefix, best.accepted, best.tries, best.gaps};
   return result;
 }
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <nlohmann/json.hpp>
 
 namespace specd {
 
@@ -183,16 +182,14 @@ void RespecDrafter::observe(const StepFeedback& feedback) {
   if (fallback_) fallback_->observe(feedback);
 }
 
-std::string RespecDrafter::step_detail() const {
-  nlohmann::ordered_json detail;
-  detail["trigger"] = trigger_;
-  if (std::isfinite(key_.h_min)) detail["h_min"] = key_.h_min; else detail["h_min"] = nullptr;
-  detail["key"] = key_.k;
-  detail["matches"] = matches_;
-  detail["candidates"] = static_cast<int32_t>(selected_.size());
-  detail["ema_size"] = scores_.size();
-  if (winner_r_ >= 0) detail["winner_r"] = winner_r_; else detail["winner_r"] = nullptr;
-  return detail.dump();
+DraftingDetail RespecDrafter::step_detail() const {
+  return {{"trigger", trigger_},
+          {"h_min", std::isfinite(key_.h_min) ? DetailValue(key_.h_min) : DetailValue()},
+          {"key", key_.k},
+          {"matches", matches_},
+          {"candidates", selected_.size()},
+          {"ema_size", scores_.size()},
+          {"winner_r", winner_r_ >= 0 ? DetailValue(winner_r_) : DetailValue()}};
 }
 
 }  // namespace specd

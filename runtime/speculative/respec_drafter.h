@@ -31,7 +31,7 @@ class RespecDrafter : public Drafter {
   // Class 0 is the draft-model fallback's proposal (a stale value only goes with an empty tree).
   int64_t last_catch_up() const override { return last_class_ == 0 && fallback_ ? fallback_->last_catch_up() : 0; }
   bool limits_itself() const override { return true; }
-  std::string step_detail() const override;
+  DraftingDetail step_detail() const override;
 
   const EmaScores& scores() const { return scores_; }
   // Of the last proposal: its decision ("retrieve", "entropy": H_min above theta_entropy or

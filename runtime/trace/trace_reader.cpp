@@ -134,7 +134,8 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
     s.record.relaxed = static_cast<int32_t>(query.int64(15));
     s.record.accepted_verdicts = query.text(16);
     s.record.decision_scores = query.text(17);
-    s.record.detail = query.text(18);
+    s.record.detail = parse_step_detail(query.text(18), db_.path() + ": run " + std::to_string(run_id) + " request " +
+                                                            std::to_string(s.request) + " step " + std::to_string(s.step));
     steps.push_back(std::move(s));
   }
   return steps;
@@ -152,7 +153,7 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
           << csv_field(r.accepted_sources) << ',' << (r.root_entropy ? number(*r.root_entropy) : "") << ','
           << number(r.draft_ms) << ',' << number(r.verify_ms) << ',' << number(r.accept_ms) << ','
           << (r.lossless ? 1 : 0) << ',' << r.pruned << ',' << r.rescued << ',' << r.relaxed << ','
-          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << ',' << csv_field(r.detail) << '\n';
+          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << ',' << csv_field(step_detail_json(r.detail)) << '\n';
     }
     return;
   }
@@ -181,9 +182,8 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
                                   ? nlohmann::ordered_json(nullptr)
                                   : nlohmann::ordered_json(parse_json(r.decision_scores, db_.path() + ": run " + std::to_string(run_id) +
                                                                                              " step " + std::to_string(s.step) + " decision_scores"));
-    line["detail"] = r.detail.empty() ? nlohmann::ordered_json(nullptr)
-                                      : nlohmann::ordered_json(parse_json(r.detail, db_.path() + ": run " + std::to_string(run_id) +
-                                                                                      " step " + std::to_string(s.step) + " detail"));
+    // Keys sorted in the export, as it has always written them.
+    line["detail"] = r.detail.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(nlohmann::json::parse(step_detail_json(r.detail)));
     // Text columns of a foreign file may hold invalid UTF-8: replaced, as the CSV export keeps them.
     out << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/step_detail.h"
+
 namespace specd {
 
 struct RunInfo {
@@ -43,11 +45,9 @@ struct StepTrace {
   int32_t rescued = 0, relaxed = 0;  // accepted tokens the lossless test had rejected
   std::string accepted_verdicts;   // see accepted_verdicts() in speculative/acceptor.h ("A,C")
   std::string decision_scores;     // JSON array: the score of each rescued or relaxed token, path order
-  // JSON object: what the pruner and the acceptor measured in this step beyond the counts
-  // (ARC: {"pruning": {H_m, drafted, kept, pruned_fraction}, "acceptance": {"lts": [per evaluated
-  // node u_emb, u_logit, lts, ...]}}; CSD: {"acceptance": {"rescues": [per rescued token draft,
-  // target, gap]}}); "" when neither reported anything.
-  std::string detail;
+  // What the drafter, the pruner and the acceptor measured in this step beyond the counts
+  // (trace/step_detail.h); stored as one JSON object, NULL when empty.
+  StepDetail detail;
 };
 
 // FNV-1a 64 over the token ids' little-endian 32-bit bytes, as 16 lowercase hex digits: equal

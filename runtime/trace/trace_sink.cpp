@@ -128,7 +128,7 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
           .bind(15, static_cast<int64_t>(s.relaxed))
           .bind(16, s.accepted_verdicts);
       bind_optional_text(insert_step, 17, s.decision_scores);
-      bind_optional_text(insert_step, 18, s.detail);
+      bind_optional_text(insert_step, 18, step_detail_json(s.detail));
       insert_step.run();
     }
   }

@@ -222,7 +222,7 @@ TEST_CASE("report csd: rescues at deploy by pair, per run and category, from the
     s.request = req;
     s.category = category;
     s.record.rescued = rescued;
-    s.record.detail = detail;
+    s.record.detail = parse_step_detail(detail, "test");
     return s;
   };
   report::TraceRunData ar;

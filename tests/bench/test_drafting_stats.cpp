@@ -1,5 +1,5 @@
 // The bench's drafting statistics (AdaPLD's Tables 10-12, ReSpec's trigger rate) on hand-made
-// step traces: counts of every string-valued field of the "drafting" detail, and the accepted
+// step traces: counts of every labelled value of the steps' drafting details, and the accepted
 // length distribution over the steps that reused a draft.
 #include <catch2/catch.hpp>
 
@@ -14,7 +14,7 @@ namespace {
 
 StepTrace step(const std::string& detail, int32_t accepted) {
   StepTrace s;
-  s.detail = detail;
+  s.detail = parse_step_detail(detail, "test");
   s.accepted_length = accepted;
   return s;
 }
@@ -32,8 +32,7 @@ TEST_CASE("drafting stats count each field's values and the reuse steps' accepte
       step(adapld("semantic", "mismatch"), 0),  step(adapld("none", "none"), 0),
       step(adapld("lexical", "main"), 4),       step(adapld("lexical", "main"), 5),
       step("", 3),                              // no detail: not a drafting step
-      step(R"({"pruning": {"kept": 3}})", 2),   // details without drafting
-      step("not json", 1),
+      step(R"({"pruning": {"pruner": "entropy", "root_entropy_normalized": 0.5, "drafted": 5, "kept": 3}})", 2),  // no drafting
   };
   DraftingStats stats;
   stats.add(trace);

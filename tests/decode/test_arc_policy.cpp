@@ -91,9 +91,9 @@ TEST_CASE("arc-prune-only is lossless: greedy identity with AR, pruned nodes cou
   for (const StepTrace& s : out.steps) {
     pruned += s.pruned;
     CHECK(s.lossless);
-    const nlohmann::json detail = nlohmann::json::parse(s.detail);
-    CHECK(detail["pruning"]["drafted"] == s.draft_size + s.pruned);
-    const double h = detail["pruning"]["root_entropy_normalized"];
+    REQUIRE(s.detail.pruning);
+    CHECK(s.detail.pruning->drafted == s.draft_size + s.pruned);
+    const double h = s.detail.pruning->root_entropy_normalized;
     CHECK((h >= 0.0 && h <= 1.0));
   }
   CHECK(pruned > 0);
@@ -126,8 +126,9 @@ TEST_CASE("arc at T=1 relaxes rejected tokens with permissive constants and repo
     const nlohmann::json scores = nlohmann::json::parse(s.decision_scores);
     CHECK(static_cast<int32_t>(scores.size()) == s.relaxed);
     for (const auto& lts : scores) CHECK(lts.get<double>() >= 0.3);
-    const nlohmann::json detail = nlohmann::json::parse(s.detail);
-    CHECK(detail["acceptance"]["lts"].size() >= 1);
+    const auto* arc = std::get_if<ArcAcceptance>(&s.detail.acceptance);
+    REQUIRE(arc);
+    CHECK(arc->lts.size() >= 1);
   }
   CHECK(relaxed > 0);
   // Steps per token: relaxing only adds accepted tokens per step.

@@ -27,6 +27,12 @@ MethodOptions respec_options() {
   return options;
 }
 
+// What started (or skipped) ReSpec's retrieval in a step: its drafting detail's trigger.
+std::string trigger_of(const StepTrace& step) {
+  const DetailValue* trigger = drafting_value(step.detail.drafting, "trigger");
+  return trigger && trigger->label() ? *trigger->label() : "";
+}
+
 // A prompt that repeats itself, so that keys recur.
 std::vector<int32_t> repetitive_prompt() {
   std::vector<int32_t> prompt;
@@ -47,8 +53,7 @@ Run run(const std::string& method, const LlamaModel& target, std::shared_ptr<con
   Run r;
   r.tokens = out.tokens;
   for (const StepTrace& s : out.steps) {
-    const nlohmann::json detail = nlohmann::json::parse(s.detail);
-    r.retrieved_steps += detail["drafting"]["trigger"] == "retrieve";
+    r.retrieved_steps += trigger_of(s) == "retrieve";
     r.relaxed += s.relaxed;
     ++r.steps;
   }
@@ -99,14 +104,15 @@ TEST_CASE("respec relaxes retrieved tokens on a repetitive prompt and reports th
   const SpeculativeOutput out = decode_with(*target, policy, repetitive_prompt(), generate);
   int64_t relaxed = 0;
   for (const StepTrace& s : out.steps) {
-    const nlohmann::json detail = nlohmann::json::parse(s.detail);
-    if (detail["drafting"]["trigger"] != "retrieve") {
+    if (trigger_of(s) != "retrieve") {
       CHECK(s.relaxed == 0);
       continue;
     }
     CHECK_FALSE(s.lossless);
-    CHECK(detail["acceptance"]["relaxed"] == s.relaxed);
-    CHECK(detail["acceptance"]["tries"].get<int>() <= options.respec.phi);
+    const auto* respec = std::get_if<RespecAcceptance>(&s.detail.acceptance);
+    REQUIRE(respec);
+    CHECK(static_cast<int32_t>(respec->gaps.size()) == s.relaxed);
+    CHECK(respec->tries <= options.respec.phi);
     if (s.relaxed == 0) continue;
     relaxed += s.relaxed;
     CHECK(s.accepted_verdicts.find('X') != std::string::npos);

@@ -281,8 +281,8 @@ TEST_CASE("adapld's prompt top-K through the output head drafts what every prefi
       CAPTURE(i);
       CHECK(a.steps[i].draft_size == b.steps[i].draft_size);
       CHECK(a.steps[i].accepted_length == b.steps[i].accepted_length);
-      CHECK(a.steps[i].detail == b.steps[i].detail);
-      branches += nlohmann::json::parse(a.steps[i].detail)["drafting"].value("branches", 0);
+      CHECK(a.steps[i].detail.drafting == b.steps[i].detail.drafting);
+      if (const DetailValue* n = drafting_value(a.steps[i].detail.drafting, "branches")) branches += std::get<int64_t>(n->value);
     }
   }
   CHECK(branches > 0);  // the branches (the top-K's use) were drafted
@@ -315,9 +315,8 @@ TEST_CASE("adapld and its ablations equal AR at T=0 on repetitive and plain prom
     CHECK(out.tokens == generate_autoregressive(*target, prompt, options).tokens);
     for (const StepTrace& step : out.steps) {
       drafted += step.draft_size;
-      const auto detail = nlohmann::json::parse(step.detail);
-      CHECK(detail["drafting"].contains("retrieval"));
-      CHECK(detail["drafting"].contains("reuse"));
+      CHECK(drafting_value(step.detail.drafting, "retrieval"));
+      CHECK(drafting_value(step.detail.drafting, "reuse"));
     }
   }
   CHECK(drafted > 0);

@@ -263,7 +263,18 @@ TEST_CASE("malformed JSON columns of a trace file are InputErrors naming it", "[
   corrupt("UPDATE steps SET decision_scores = '[]', detail = '{\"pruning\":'");
   std::ostringstream cut;
   CHECK_THAT(error_of([&] { TraceReader(path).export_steps(1, TraceFormat::JsonLines, cut); }),
-             Catch::StartsWith(path + ": run 1 step 0 detail: invalid JSON at byte"));
+             Catch::StartsWith(path + ": run 1 request 0 step 0 detail: invalid JSON at byte"));
+  // A detail of the wrong shape is refused when the steps are read, naming the field.
+  corrupt("UPDATE steps SET detail = '{\"acceptance\":{\"lts\":[{\"node\":\"x\"}]}}'");
+  CHECK(error_of([&] { TraceReader(path).steps(1); }) ==
+        path + ": run 1 request 0 step 0: field 'detail.acceptance.lts[0].node' must be an integer from 0 to 2147483647, not \"x\"");
+  corrupt("UPDATE steps SET detail = '{\"acceptance\":{\"rescues\":[{\"draft\":-4,\"target\":1,\"gap\":0}]}}'");
+  CHECK_THAT(error_of([&] { TraceReader(path).steps(1); }), Catch::Contains("field 'detail.acceptance.rescues[0].draft' must be an integer from 0 to 2147483647, not -4"));
+  corrupt("UPDATE steps SET detail = '{\"drafting\":{\"trigger\":[1]}}'");
+  CHECK(error_of([&] { TraceReader(path).steps(1); }) ==
+        path + ": run 1 request 0 step 0: field 'detail.drafting.trigger' must be null, a boolean, a number or a string");
+  corrupt("UPDATE steps SET detail = '{\"verdict\":1}'");
+  CHECK_THAT(error_of([&] { TraceReader(path).steps(1); }), Catch::EndsWith("field 'detail' has an unknown member 'verdict' (drafting, pruning and acceptance are known)"));
   // Invalid UTF-8 in a text column is exported replaced, not an internal error.
   corrupt("UPDATE steps SET decision_scores = '[]', detail = NULL; UPDATE requests SET category = CAST(X'FF41' AS TEXT)");
   std::ostringstream replaced;

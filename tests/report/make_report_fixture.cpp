@@ -130,18 +130,14 @@ StepTrace step_of(const std::string& method, int request, int s, std::mt19937& r
   }
   if (method == "arc") {
     t.pruned = static_cast<int32_t>(rng() % 3);
-    json lts = json::array();
+    ArcAcceptance arc;
     for (int32_t depth = 1; depth <= t.accepted_length + 1 && depth <= 5; ++depth) {
       const double u_emb = (rng() % 1000) / 2000.0, u_logit = (rng() % 1000) / 4000.0;
       const bool relaxed = t.relaxed && depth == t.accepted_length;
-      lts.push_back({{"node", depth}, {"depth", depth}, {"token", 30 + depth}, {"target", relaxed ? 40 : 30 + depth},
-                     {"u_emb", u_emb}, {"u_logit", u_logit}, {"lts", 1.0 - u_emb - u_logit}, {"relaxed", relaxed}});
+      arc.lts.push_back(LtsNode{depth, depth, 30 + depth, relaxed ? 40 : 30 + depth, u_emb, u_logit, 1.0 - u_emb - u_logit, relaxed});
     }
-    const json detail = {{"pruning", {{"pruner", "arc"}, {"root_entropy_normalized", *t.root_entropy / 10.0},
-                                      {"drafted", t.draft_size + t.pruned}, {"kept", t.draft_size},
-                                      {"pruned_fraction", t.pruned / static_cast<double>(t.draft_size + t.pruned)}}},
-                         {"acceptance", {{"lts", lts}}}};
-    t.detail = detail.dump();
+    t.detail.pruning = PruningDetail{"arc", *t.root_entropy / 10.0, t.draft_size + t.pruned, t.draft_size};
+    t.detail.acceptance = arc;
   }
   return t;
 }

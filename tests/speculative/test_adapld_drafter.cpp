@@ -262,15 +262,15 @@ TEST_CASE("adapld's anchors, reranking, branches, successors and budget equal a 
     drafter.observe(StepFeedback{tree, result, committed_now, outputs});
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
 
-    const auto detail = nlohmann::json::parse(drafter.step_detail());
-    CHECK(detail["retrieval"] == adapld_retrieval_name(e.kind));
-    CHECK(detail["anchor"] == e.anchor);
+    const DraftingDetail detail = drafter.step_detail();
+    CHECK(*drafting_value(detail, "retrieval") == DetailValue(adapld_retrieval_name(e.kind)));
+    CHECK(*drafting_value(detail, "anchor") == DetailValue(e.anchor));
     const std::string reuse = tree.size() == 1       ? "none"
                               : path.size() == 1     ? "mismatch"
                               : tree.sources[path[1]] == DraftSource::Retrieval ? "main"
                               : path.size() == 3     ? "branch+succ"
                                                      : "branch";
-    CHECK(detail["reuse"] == reuse);
+    CHECK(*drafting_value(detail, "reuse") == DetailValue(reuse));
     branch_reuse += reuse == "branch" || reuse == "branch+succ";
     root = result.next_token;
   }
@@ -327,7 +327,7 @@ TEST_CASE("adapld skips the semantic search when the budget grants its class no 
   DraftTree tree = drafter.propose(request);
   CHECK(tree.size() == 1);
   CHECK(drafter.proposal_class() == AdaPldDrafter::kSemanticClass);
-  CHECK(nlohmann::json::parse(drafter.step_detail())["retrieval"] == "skipped");
+  CHECK(*drafting_value(drafter.step_detail(), "retrieval") == DetailValue("skipped"));
   CHECK(lookups == 0);
 
   // Verification as cheap as one token: the search runs and finds token 1's positions.
@@ -336,9 +336,9 @@ TEST_CASE("adapld skips the semantic search when the budget grants its class no 
   REQUIRE(request.nodes_for(AdaPldDrafter::kSemanticClass) > 0);
   tree = drafter.propose(request);
   CHECK(drafter.proposal_class() == AdaPldDrafter::kSemanticClass);
-  const auto detail = nlohmann::json::parse(drafter.step_detail());
-  CHECK(detail["retrieval"] == "semantic");
-  CHECK(detail["candidates"] == 2);  // positions 0 and 3
+  const DraftingDetail detail = drafter.step_detail();
+  CHECK(*drafting_value(detail, "retrieval") == DetailValue("semantic"));
+  CHECK(*drafting_value(detail, "candidates") == DetailValue(2));  // positions 0 and 3
   CHECK(lookups > 0);
   CHECK(drafter.retrieve(9, 5).positions == std::vector<int32_t>{0, 3});
   CHECK(drafter.retrieve(9, 5, false).kind == AdaPldRetrieval::None);

@@ -102,7 +102,7 @@ TEST_CASE("csd: a rejected token is rescued exactly when frequent and within the
         CHECK(r.path == std::vector<int32_t>{0});
         CHECK(r.next_token == 2);
         CHECK(r.verdicts[1] == NodeVerdict::Rejected);
-        CHECK(r.detail.empty());  // no rescue, nothing to name
+        CHECK(std::holds_alternative<std::monostate>(r.detail));  // no rescue, nothing to name
       } else {
         CHECK(r.path == std::vector<int32_t>{0, 1, 2});  // rescued 5, then 7 matches
         CHECK(r.verdicts[1] == NodeVerdict::Rescued);
@@ -113,11 +113,11 @@ TEST_CASE("csd: a rejected token is rescued exactly when frequent and within the
         CHECK_FALSE(r.lossless);
         CHECK(accepted_verdicts(r) == "C,A");
         // The trace detail names the rescued pair: drafted 5 for the target's argmax 2, gap -1.
-        const auto detail = nlohmann::json::parse(r.detail);
-        REQUIRE(detail.at("rescues").size() == 1);
-        CHECK(detail["rescues"][0]["draft"] == 5);
-        CHECK(detail["rescues"][0]["target"] == 2);
-        CHECK(detail["rescues"][0]["gap"].get<double>() == -1.0);
+        const auto& rescues = std::get<CsdAcceptance>(r.detail).rescues;
+        REQUIRE(rescues.size() == 1);
+        CHECK(rescues[0].draft == 5);
+        CHECK(rescues[0].target == 2);
+        CHECK(rescues[0].gap == -1.0);
       }
     }
   }

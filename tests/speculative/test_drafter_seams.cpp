@@ -24,7 +24,7 @@ class RecordingDrafter : public PldDrafter {
   explicit RecordingDrafter(int32_t prefill_rows = 0) : prefill_rows_(prefill_rows) {}
   DrafterNeeds needs() const override { return {false, true, {1}, true, prefill_rows_}; }
   // Read by the engine after observe(): the trace's detail gets it as "drafting".
-  std::string step_detail() const override { return "{\"rows_seen\": " + std::to_string(entropies.size()) + "}"; }
+  DraftingDetail step_detail() const override { return {{"rows_seen", entropies.size()}}; }
   void observe_prefill(const TargetOutputs& prefill) override { keep(prefill, static_cast<size_t>(prefill.entropies.size())); }
   void observe(const StepFeedback& feedback) override {
     CHECK(feedback.target.entropies.size() == feedback.committed_now.size());
@@ -87,7 +87,8 @@ TEST_CASE("a drafter gets the entropies and hidden states it asks for, equal to 
   // The drafter's own detail reaches the trace, read after it observed the step.
   const size_t skipped = prefill_rows ? prompt.size() - prefill_rows : 0;
   REQUIRE(!out.steps.empty());
-  CHECK(out.steps.back().detail == "{\"drafting\":{\"rows_seen\":" + std::to_string(prompt.size() + out.tokens.size() - 1 - skipped) + "}}");
+  CHECK(step_detail_json(out.steps.back().detail) ==
+        "{\"drafting\":{\"rows_seen\":" + std::to_string(prompt.size() + out.tokens.size() - 1 - skipped) + "}}");
 
   // Everything committed: the prompt, then every token but the last (the last root is never fed).
   std::vector<int64_t> sequence(prompt.begin(), prompt.end());

@@ -161,11 +161,11 @@ TEST_CASE("respec drafter: all match positions drafted as a trie, then the EMA l
   CHECK(drafter.scores().score(10) == Approx(0.35).epsilon(1e-15));
   CHECK(drafter.scores().score(2) == Approx(0.35).epsilon(1e-15));
   CHECK(drafter.scores().size() == 3);
-  const nlohmann::json detail = nlohmann::json::parse(drafter.step_detail());
-  CHECK(detail["trigger"] == "retrieve");
-  CHECK(detail["matches"] == 3);
-  CHECK(detail["ema_size"] == 3);
-  CHECK(detail["winner_r"].get<double>() == 0.5);
+  const DraftingDetail detail = drafter.step_detail();
+  CHECK(*drafting_value(detail, "trigger") == DetailValue("retrieve"));
+  CHECK(*drafting_value(detail, "matches") == DetailValue(3));
+  CHECK(*drafting_value(detail, "ema_size") == DetailValue(3));
+  CHECK(*drafting_value(detail, "winner_r") == DetailValue(0.5));
 
   // Next step: text ... 3 8 1 + root 2; entropies 0.5 (3 of them): k* = 3, key {8, 1, 2} ends at 9.
   std::vector<int32_t> committed = prompt;
@@ -385,9 +385,9 @@ TEST_CASE("respec acceptor relaxes retrieved nodes only; model trees are verifie
       CHECK(a.scores[1] == 1.0f);
       CHECK(a.next_token == 6);
       CHECK_FALSE(a.lossless);
-      const nlohmann::json detail = nlohmann::json::parse(a.detail);
-      CHECK(detail["relaxed"] == 1);
-      CHECK(detail["tries"] == 1);
+      const auto& detail = std::get<RespecAcceptance>(a.detail);
+      CHECK(detail.gaps.size() == 1);
+      CHECK(detail.tries == 1);
     } else {
       CHECK(a.path == std::vector<int32_t>{0});
       CHECK(a.next_token == 5);

@@ -68,7 +68,7 @@ bool same(const StepTrace& a, const StepTrace& b) {
          a.accepted_sources == b.accepted_sources && a.root_entropy == b.root_entropy && a.draft_ms == b.draft_ms &&
          a.verify_ms == b.verify_ms && a.accept_ms == b.accept_ms && a.lossless == b.lossless && a.pruned == b.pruned &&
          a.rescued == b.rescued && a.relaxed == b.relaxed && a.accepted_verdicts == b.accepted_verdicts &&
-         a.decision_scores == b.decision_scores && a.detail == b.detail;
+         a.decision_scores == b.decision_scores && step_detail_json(a.detail) == step_detail_json(b.detail);
 }
 
 // A step of a lossy policy: two drafted tokens pruned, one rescued with its logit gap, the
@@ -79,7 +79,8 @@ StepTrace lossy_step() {
   s.rescued = 1;
   s.accepted_verdicts = "A,C,A";
   s.decision_scores = "[-1.25]";
-  s.detail = R"({"pruning":{"pruned_fraction":0.4},"acceptance":{"lts":[{"node":2,"lts":0.5}]}})";
+  s.detail.pruning = PruningDetail{"entropy", 0.25, 5, 3};
+  s.detail.acceptance = ArcAcceptance{{LtsNode{2, 1, 7, 9, 0.125, 0.375, 0.5, true}}};
   return s;
 }
 
@@ -181,7 +182,7 @@ TEST_CASE("traces: version-1 to version-3 files still read, their new columns as
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
   StepTrace v3 = lossy_step();
-  v3.detail = "";
+  v3.detail = StepDetail{};
   {  // what a version-3 file holds: no step detail
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     db.exec("ALTER TABLE steps DROP COLUMN detail");
@@ -344,7 +345,9 @@ TEST_CASE("traces: steps export as CSV and JSON Lines", "[traces]") {
         "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores,detail\n" +
             run + ",0,code-001,code,0,draft-model,4,2,\"M,M\",0.3333333333333333,0.25,3.5,0.125,1,0,0,0,,,\n" + run +
             ",0,code-001,code,1,draft-model,4,3,\"M,M,M\",0.75,0.25,3.5,0.125,0,2,1,0,\"A,C,A\",[-1.25],"
-            "\"{\"\"pruning\"\":{\"\"pruned_fraction\"\":0.4},\"\"acceptance\"\":{\"\"lts\"\":[{\"\"node\"\":2,\"\"lts\"\":0.5}]}}\"\n" + run +
+            "\"{\"\"pruning\"\":{\"\"pruner\"\":\"\"entropy\"\",\"\"root_entropy_normalized\"\":0.25,\"\"drafted\"\":5,\"\"kept\"\":3,"
+            "\"\"pruned_fraction\"\":0.4},\"\"acceptance\"\":{\"\"lts\"\":[{\"\"depth\"\":1,\"\"lts\"\":0.5,\"\"node\"\":2,"
+            "\"\"relaxed\"\":true,\"\"target\"\":9,\"\"token\"\":7,\"\"u_emb\"\":0.125,\"\"u_logit\"\":0.375}]}}\"\n" + run +
             ",1,\"sum,002\",summary,0,pld,8,3,\"R,R,M\",,0.25,3.5,0.125,1,0,0,0,,,\n");
 
   std::ostringstream jsonl;
@@ -430,4 +433,31 @@ TEST_CASE("traces: a file whose writer was killed inside a transaction reads bac
   REQUIRE(reader.runs().size() == 1);
   CHECK(reader.requests(id).size() == 2);
   CHECK_FALSE(std::filesystem::exists(path + "-journal"));
+}
+
+TEST_CASE("step detail: every shape reads back as it was written, in the text earlier versions wrote", "[traces]") {
+  StepDetail arc;
+  arc.drafting = {{"trigger", "retrieve"}, {"h_min", nullptr}, {"key", 3}, {"seen", true}, {"winner_r", 2.0}};
+  arc.pruning = PruningDetail{"entropy", 0.25, 4, 4};
+  arc.acceptance = ArcAcceptance{{LtsNode{1, 1, 5, 6, 0.1, 0.2, std::nan(""), false}}};
+  const std::string text = step_detail_json(arc);
+  // Drafting values in the drafter's order, pruning's fraction derived, ARC's nodes' keys sorted
+  // (as nlohmann::json wrote them), a NaN LTS as null.
+  CHECK(text == R"({"drafting":{"trigger":"retrieve","h_min":null,"key":3,"seen":true,"winner_r":2.0},)"
+                R"("pruning":{"pruner":"entropy","root_entropy_normalized":0.25,"drafted":4,"kept":4,"pruned_fraction":0.0},)"
+                R"("acceptance":{"lts":[{"depth":1,"lts":null,"node":1,"relaxed":false,"target":6,"token":5,"u_emb":0.1,"u_logit":0.2}]}})");
+  const StepDetail back = parse_step_detail(text, "t");
+  CHECK(step_detail_json(back) == text);
+  CHECK(back.drafting == arc.drafting);
+  CHECK(std::isnan(std::get<ArcAcceptance>(back.acceptance).lts[0].lts));
+
+  StepDetail csd;
+  csd.acceptance = CsdAcceptance{{CsdRescue{5, 2, -1.5f}}};
+  CHECK(step_detail_json(csd) == R"({"acceptance":{"rescues":[{"draft":5,"gap":-1.5,"target":2}]}})");
+  StepDetail respec;
+  respec.acceptance = RespecAcceptance{2, 1, 3, 1, {0.5}};
+  CHECK(step_detail_json(respec) == R"({"acceptance":{"chains":2,"greedy_prefix":1,"accepted":3,"tries":1,"relaxed":1,"gaps":[0.5]}})");
+  for (const StepDetail& d : {csd, respec}) CHECK(step_detail_json(parse_step_detail(step_detail_json(d), "t")) == step_detail_json(d));
+  CHECK(step_detail_json(StepDetail{}).empty());
+  CHECK(parse_step_detail("", "t").empty());
 }
