@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json_reader.h"
+#include "trace/step_fields.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
 
@@ -103,15 +104,12 @@ std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
 
 std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
   require_run(run_id);
-  sqlite::Statement query(
-      db_,
-      "SELECT s.request, s.step, r.workload, r.category, s.drafter, s.draft_size, s.accepted_length, "
-      "s.accepted_sources, s.root_entropy, s.draft_ms, s.verify_ms, s.accept_ms, s.lossless, " +
-          std::string(version_ >= 2 ? "s.pruned, s.rescued, s.relaxed, s.accepted_verdicts, s.decision_scores "
-                                    : "0, 0, 0, '', NULL ") +
-          std::string(version_ >= 4 ? ", s.detail " : ", NULL ") +
-          "FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
-      "WHERE s.run_id = ?1 ORDER BY s.request, s.step");
+  std::string columns;
+  for (const StepField& field : step_fields())
+    columns += ", " + (field.since <= version_ ? "s." + std::string(field.name) : std::string(field.absent));
+  sqlite::Statement query(db_, "SELECT s.request, s.step, r.workload, r.category" + columns +
+                                   " FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
+                                   "WHERE s.run_id = ?1 ORDER BY s.request, s.step");
   query.bind(1, run_id);
   std::vector<StepTraceRow> steps;
   while (query.step()) {
@@ -120,22 +118,19 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
     s.step = query.int64(1);
     s.workload = query.text(2);
     s.category = query.text(3);
-    s.record.drafter = query.text(4);
-    s.record.draft_size = static_cast<int32_t>(query.int64(5));
-    s.record.accepted_length = static_cast<int32_t>(query.int64(6));
-    s.record.accepted_sources = query.text(7);
-    if (!query.is_null(8)) s.record.root_entropy = query.real(8);
-    s.record.draft_ms = query.real(9);
-    s.record.verify_ms = query.real(10);
-    s.record.accept_ms = query.real(11);
-    s.record.lossless = query.int64(12) != 0;
-    s.record.pruned = static_cast<int32_t>(query.int64(13));
-    s.record.rescued = static_cast<int32_t>(query.int64(14));
-    s.record.relaxed = static_cast<int32_t>(query.int64(15));
-    s.record.accepted_verdicts = query.text(16);
-    s.record.decision_scores = query.text(17);
-    s.record.detail = parse_step_detail(query.text(18), db_.path() + ": run " + std::to_string(run_id) + " request " +
-                                                            std::to_string(s.request) + " step " + std::to_string(s.step));
+    const std::string where = db_.path() + ": run " + std::to_string(run_id) + " request " + std::to_string(s.request) + " step " +
+                              std::to_string(s.step);
+    int column = 4;
+    for (const StepField& field : step_fields()) {
+      TraceCell cell;
+      if (!query.is_null(column)) {
+        if (field.kind == StepFieldKind::Integer || field.kind == StepFieldKind::Flag) cell = query.int64(column);
+        else if (field.kind == StepFieldKind::Real) cell = query.real(column);
+        else cell = query.text(column);
+      }
+      field.set(s.record, cell, where);
+      ++column;
+    }
     steps.push_back(std::move(s));
   }
   return steps;
@@ -143,47 +138,43 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
 
 void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream& out) {
   const auto rows = steps(run_id);
+  const auto& fields = step_fields();
   if (format == TraceFormat::Csv) {
-    out << "run_id,request,workload,category,step,drafter,draft_size,accepted_length,accepted_sources,root_entropy,"
-           "draft_ms,verify_ms,accept_ms,lossless,pruned,rescued,relaxed,accepted_verdicts,decision_scores,detail\n";
+    out << "run_id,request,workload,category,step";
+    for (const StepField& field : fields) out << ',' << field.name;
+    out << '\n';
     for (const auto& s : rows) {
-      const StepTrace& r = s.record;
-      out << run_id << ',' << s.request << ',' << csv_field(s.workload) << ',' << csv_field(s.category) << ','
-          << s.step << ',' << csv_field(r.drafter) << ',' << r.draft_size << ',' << r.accepted_length << ','
-          << csv_field(r.accepted_sources) << ',' << (r.root_entropy ? number(*r.root_entropy) : "") << ','
-          << number(r.draft_ms) << ',' << number(r.verify_ms) << ',' << number(r.accept_ms) << ','
-          << (r.lossless ? 1 : 0) << ',' << r.pruned << ',' << r.rescued << ',' << r.relaxed << ','
-          << csv_field(r.accepted_verdicts) << ',' << csv_field(r.decision_scores) << ',' << csv_field(step_detail_json(r.detail)) << '\n';
+      out << run_id << ',' << s.request << ',' << csv_field(s.workload) << ',' << csv_field(s.category) << ',' << s.step;
+      for (const StepField& field : fields) {
+        const TraceCell cell = field.get(s.record);
+        out << ',';
+        if (const auto* integer = std::get_if<int64_t>(&cell)) out << *integer;
+        else if (const auto* real = std::get_if<double>(&cell)) out << number(*real);
+        else if (const auto* text = std::get_if<std::string>(&cell)) out << csv_field(*text);
+      }
+      out << '\n';
     }
     return;
   }
   for (const auto& s : rows) {
-    const StepTrace& r = s.record;
     nlohmann::ordered_json line;
     line["run_id"] = run_id;
     line["request"] = s.request;
     line["workload"] = s.workload;
     line["category"] = s.category;
     line["step"] = s.step;
-    line["drafter"] = r.drafter;
-    line["draft_size"] = r.draft_size;
-    line["accepted_length"] = r.accepted_length;
-    line["accepted_sources"] = r.accepted_sources;
-    line["root_entropy"] = r.root_entropy ? nlohmann::ordered_json(*r.root_entropy) : nlohmann::ordered_json(nullptr);
-    line["draft_ms"] = r.draft_ms;
-    line["verify_ms"] = r.verify_ms;
-    line["accept_ms"] = r.accept_ms;
-    line["lossless"] = r.lossless;
-    line["pruned"] = r.pruned;
-    line["rescued"] = r.rescued;
-    line["relaxed"] = r.relaxed;
-    line["accepted_verdicts"] = r.accepted_verdicts;
-    line["decision_scores"] = r.decision_scores.empty()
-                                  ? nlohmann::ordered_json(nullptr)
-                                  : nlohmann::ordered_json(parse_json(r.decision_scores, db_.path() + ": run " + std::to_string(run_id) +
-                                                                                             " step " + std::to_string(s.step) + " decision_scores"));
-    // Keys sorted in the export, as it has always written them.
-    line["detail"] = r.detail.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(nlohmann::json::parse(step_detail_json(r.detail)));
+    const std::string where = db_.path() + ": run " + std::to_string(run_id) + " step " + std::to_string(s.step);
+    for (const StepField& field : fields) {
+      const TraceCell cell = field.get(s.record);
+      nlohmann::ordered_json& value = line[field.name];
+      if (const auto* integer = std::get_if<int64_t>(&cell)) value = field.kind == StepFieldKind::Flag ? nlohmann::ordered_json(*integer != 0)
+                                                                                                         : nlohmann::ordered_json(*integer);
+      else if (const auto* real = std::get_if<double>(&cell)) value = *real;
+      // JSON columns embedded with their keys sorted, as the export has always written them.
+      else if (const auto* text = std::get_if<std::string>(&cell))
+        value = field.kind == StepFieldKind::Json ? nlohmann::ordered_json(parse_json(*text, where + " " + field.name)) : nlohmann::ordered_json(*text);
+      else value = nullptr;
+    }
     // Text columns of a foreign file may hold invalid UTF-8: replaced, as the CSV export keeps them.
     out << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
   }

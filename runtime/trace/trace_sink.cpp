@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/step_fields.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
 #include "util/timestamp.h"
@@ -20,6 +21,17 @@ void bind_optional_text(sqlite::Statement& statement, int index, const std::stri
   } else {
     statement.bind(index, text);
   }
+}
+
+// INSERT INTO steps (run_id, request, step, <step_fields()>) VALUES (?1, ...).
+std::string insert_step_sql() {
+  std::string columns = "run_id, request, step", values = "?1, ?2, ?3";
+  int n = 3;
+  for (const StepField& field : step_fields()) {
+    columns += std::string(", ") + field.name;
+    values += ", ?" + std::to_string(++n);
+  }
+  return "INSERT INTO steps (" + columns + ") VALUES (" + values + ")";
 }
 
 }  // namespace
@@ -76,11 +88,7 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
       db,
       "INSERT INTO requests (run_id, request, workload, category, prompt_tokens, new_tokens, wall_ms, output_hash, "
       "output_tokens, measurement) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  sqlite::Statement insert_step(
-      db,
-      "INSERT INTO steps (run_id, request, step, drafter, draft_size, accepted_length, accepted_sources, root_entropy, "
-      "draft_ms, verify_ms, accept_ms, lossless, pruned, rescued, relaxed, accepted_verdicts, decision_scores, "
-      "detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+  sqlite::Statement insert_step(db, insert_step_sql());
 
   // Run rows made in this transaction get their ids only once it commits.
   std::map<int, int64_t> new_ids;
@@ -111,24 +119,16 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
     insert_request.run();
     for (size_t i = 0; i < record.steps.size(); ++i) {
       const StepTrace& s = record.steps[i];
-      insert_step.bind(1, *id)
-          .bind(2, request.index)
-          .bind(3, static_cast<int64_t>(i))
-          .bind(4, s.drafter)
-          .bind(5, static_cast<int64_t>(s.draft_size))
-          .bind(6, static_cast<int64_t>(s.accepted_length))
-          .bind(7, s.accepted_sources)
-          .bind(8, s.root_entropy)
-          .bind(9, s.draft_ms)
-          .bind(10, s.verify_ms)
-          .bind(11, s.accept_ms)
-          .bind(12, static_cast<int64_t>(s.lossless ? 1 : 0))
-          .bind(13, static_cast<int64_t>(s.pruned))
-          .bind(14, static_cast<int64_t>(s.rescued))
-          .bind(15, static_cast<int64_t>(s.relaxed))
-          .bind(16, s.accepted_verdicts);
-      bind_optional_text(insert_step, 17, s.decision_scores);
-      bind_optional_text(insert_step, 18, step_detail_json(s.detail));
+      insert_step.bind(1, *id).bind(2, request.index).bind(3, static_cast<int64_t>(i));
+      int column = 4;
+      for (const StepField& field : step_fields()) {
+        const TraceCell cell = field.get(s);
+        if (const auto* integer = std::get_if<int64_t>(&cell)) insert_step.bind(column, *integer);
+        else if (const auto* real = std::get_if<double>(&cell)) insert_step.bind(column, *real);
+        else if (const auto* text = std::get_if<std::string>(&cell)) insert_step.bind(column, *text);
+        else insert_step.bind_null(column);
+        ++column;
+      }
       insert_step.run();
     }
   }

@@ -18,6 +18,7 @@
 #include "test_helpers.h"
 #include "io/sqlite_db.h"
 #include "speculative/step_metrics.h"
+#include "trace/step_fields.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_schema.h"
 #include "trace/trace_sink.h"
@@ -460,4 +461,26 @@ TEST_CASE("step detail: every shape reads back as it was written, in the text ea
   for (const StepDetail& d : {csd, respec}) CHECK(step_detail_json(parse_step_detail(step_detail_json(d), "t")) == step_detail_json(d));
   CHECK(step_detail_json(StepDetail{}).empty());
   CHECK(parse_step_detail("", "t").empty());
+}
+
+TEST_CASE("traces: the step field table is the steps table of the schema, column for column", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  sqlite::Database db(dir.file("t.sqlite"), sqlite::Database::Mode::ReadWriteCreate);
+  open_traces_schema(db, /*create=*/true);
+  sqlite::Statement columns(db, "SELECT name, type, \"notnull\" FROM pragma_table_info('steps') ORDER BY cid");
+  std::vector<std::string> schema, table{"run_id", "request", "step"};
+  while (columns.step()) {
+    schema.push_back(columns.text(0));
+    const std::string name = columns.text(0), type = columns.text(1);
+    for (const StepField& field : step_fields()) {
+      if (name != field.name) continue;
+      CAPTURE(name, type);
+      const bool integer = field.kind == StepFieldKind::Integer || field.kind == StepFieldKind::Flag;
+      CHECK(type == (integer ? "INTEGER" : field.kind == StepFieldKind::Real ? "REAL" : "TEXT"));
+      // A column added after version 1 reads as `absent` from older files; version-1 ones are always there.
+      CHECK((field.since == 1) == (field.absent == nullptr));
+    }
+  }
+  for (const StepField& field : step_fields()) table.push_back(field.name);
+  CHECK(schema == table);
 }
