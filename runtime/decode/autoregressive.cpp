@@ -1,17 +1,35 @@
 #include "decode/autoregressive.h"
 
 #include <algorithm>
-#include <chrono>
 
+#include "decode/speculative.h"
 #include "model/llama_model.h"
 #include "util/error.h"
 
 namespace specd {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+// Autoregressive decoding is the speculative loop with nothing drafted: each step is one target
+// forward of the last token and the token sampled from its logits, as Sampler::sample draws it.
+class NoDrafter : public Drafter {
+ public:
+  std::string name() const override { return "none"; }
+  void begin(const std::vector<int32_t>&, uint64_t) override {}
+  DraftTree propose(const DraftRequest& request) override { return DraftTree(request.root_token); }
+  void observe(const StepFeedback&) override {}
+};
+
+class NextTokenAcceptor : public Acceptor {
+ public:
+  std::string name() const override { return "next-token"; }
+  AcceptResult accept(const DraftTree&, const float* logits, int64_t vocab, Sampler& sampler) override {
+    AcceptResult result;
+    result.path = {0};
+    result.verdicts = {NodeVerdict::Accepted};
+    result.next_token = sampler.sample(logits, vocab);
+    return result;
+  }
+};
 
 }  // namespace
 
@@ -28,44 +46,15 @@ int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& pr
 
 GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,
                                        const GenerateOptions& options) {
-  const int64_t budget = new_token_budget(model, prompt, options.max_new_tokens);
-  Sampler sampler(options.sampling);
-  KvCache cache = model.new_cache(static_cast<int64_t>(prompt.size()) + budget);
-
-  GenerateOutput out;
-  out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
-  if (budget <= 0) return out;
-
-  auto start = std::chrono::steady_clock::now();
-  ForwardRequest request;
-  request.tokens.assign(prompt.begin(), prompt.end());
-  request.logits = LogitsWanted::Last;
-  FloatRows logits = model.forward(cache, request).logits;
-  out.stats.prefill_ms = ms_since(start);
-
-  auto decode_start = std::chrono::steady_clock::now();
-  double callback_ms = 0;
-  request.logits = LogitsWanted::Last;
-  while (true) {
-    int32_t token = sampler.sample(logits.row(0), logits.cols);
-    out.tokens.push_back(token);
-    if (options.on_token) {
-      // Printing is the caller's cost, not the model's: keep it out of decode_ms.
-      auto callback_start = std::chrono::steady_clock::now();
-      options.on_token(token);
-      callback_ms += ms_since(callback_start);
-    }
-    if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), token) != options.stop_tokens.end()) {
-      out.stats.stopped = true;
-      break;
-    }
-    if (static_cast<int64_t>(out.tokens.size()) >= budget) break;
-    request.tokens.assign(1, token);
-    logits = model.forward(cache, request).logits;
-  }
-  out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
-  out.stats.decode_ms = ms_since(decode_start) - callback_ms;
-  return out;
+  NoDrafter drafter;
+  NextTokenAcceptor acceptor;
+  SpeculativeOptions plain;
+  plain.generate = options;
+  plain.max_draft_nodes = 0;
+  plain.max_draft_depth = 0;
+  plain.root_entropy = false;
+  SpeculativeOutput out = generate_speculative(model, drafter, acceptor, prompt, plain);
+  return GenerateOutput{std::move(out.tokens), out.stats};
 }
 
 }  // namespace specd

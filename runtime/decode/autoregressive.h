@@ -1,5 +1,6 @@
 #pragma once
-// Plain autoregressive decoding: the baseline every speculative method must match.
+// Plain autoregressive decoding: the baseline every speculative method must match. It runs as
+// the speculative loop (decode/speculative.h) with nothing drafted.
 #include <cstdint>
 #include <functional>
 #include <vector>

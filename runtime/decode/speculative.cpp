@@ -70,86 +70,157 @@ double normalized_entropy(const float* row, int64_t vocab) {
   return vocab > 1 ? softmax_entropy(row, vocab) / std::log(static_cast<double>(vocab)) : 0.0;
 }
 
-}  // namespace
+// The prompt's forward: logits of the last row, or of the rows the drafter asked to see (with
+// their hidden states); `observed_rows` is how many of the prompt's last positions it observes.
+ForwardRequest prefill_request(const DrafterNeeds& needs, const std::vector<int32_t>& prompt, int64_t& observed_rows) {
+  const int64_t n = static_cast<int64_t>(prompt.size());
+  if (needs.prefill_logits_rows > 0 && needs.target_entropy)
+    throw std::logic_error("drafter needs: prefill_logits_rows leaves rows without the logits target_entropy needs");
+  const bool wants_logits = needs.target_logits || needs.target_entropy;
+  observed_rows = needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, n) : n;
+  const int64_t logits_rows = needs.prefill_logits_rows > 0 ? std::min<int64_t>(needs.prefill_logits_rows, observed_rows) : observed_rows;
+  ForwardRequest prefill;
+  prefill.tokens.assign(prompt.begin(), prompt.end());
+  prefill.logits = needs.prefill && wants_logits && logits_rows == n ? LogitsWanted::All : LogitsWanted::Last;
+  if (needs.prefill && wants_logits) prefill.last_rows = logits_rows;
+  if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
+  return prefill;
+}
 
-SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
-                                       const std::vector<int32_t>& prompt, const SpeculativeOptions& options) {
-  const GenerateOptions& gen = options.generate;
-  const int64_t context = target.context_length();
-  const int64_t vocab = target.config().vocab_size;
-  const int64_t budget = new_token_budget(target, prompt, gen.max_new_tokens);
-  if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
+// Shows the drafter the prompt's last `observed_rows` positions (of `n`) as the prefill gave them.
+void observe_prefill(Drafter& drafter, const DrafterNeeds& needs, const ForwardResult& prefilled, int64_t n, int64_t observed_rows) {
+  std::vector<int32_t> rows;
+  for (int64_t i = n - observed_rows; i < n; ++i) rows.push_back(static_cast<int32_t>(i));
+  drafter.observe_prefill(target_outputs(needs, prefilled.logits, prefilled.hidden, rows, n - prefilled.logits.rows));
+}
 
-  Sampler sampler(gen.sampling);
-  KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
-  SpeculativeOutput out;
-  out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
-  if (budget <= 0) return out;
+// What the drafter may propose this step: the configured limits, within the tokens left and the
+// context (a step emits at most depth + 1 tokens and places its deepest node at base + depth),
+// and, with a cost-aware budget, what the budget pays for.
+DraftRequest draft_request(const std::vector<int32_t>& committed, int32_t root, const SpeculativeOptions& options, const Drafter& drafter,
+                           int64_t remaining, int64_t room) {
+  DraftRequest request{committed, root, options.max_draft_nodes,
+                       static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, room})))};
+  if (options.budget) {
+    request.budget = options.budget;
+    if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes, request.max_depth);
+    request.max_depth = std::min(request.max_depth, request.max_nodes);
+  }
+  if (request.max_depth == 0) request.max_nodes = 0;
+  return request;
+}
 
-  auto is_stop = [&](int32_t t) { return std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), t) != gen.stop_tokens.end(); };
-  // Appends one token; returns false when generation must end (stop token or budget).
-  double callback_ms = 0;  // printing is the caller's cost, not the method's: kept out of decode_ms, as in AR
-  auto emit = [&](int32_t token) {
+// The tree's forward: every node at its depth's position past `base`, seeing its ancestors.
+ForwardRequest verify_request(const DraftTree& tree, int64_t base, const DrafterNeeds& needs) {
+  ForwardRequest verify;
+  verify.tokens.assign(tree.tokens.begin(), tree.tokens.end());
+  verify.parents.assign(tree.parents.begin(), tree.parents.end());
+  for (int32_t d : tree.depths) verify.positions.push_back(base + d);
+  verify.hidden_layers = needs.hidden_layers;
+  return verify;
+}
+
+// Appends the tokens a request emits, stopping at a stop token or the budget; the callback's time
+// (printing is the caller's cost, not the method's) is kept out of decode_ms.
+struct Emitter {
+  const GenerateOptions& gen;
+  int64_t budget;
+  SpeculativeOutput& out;
+  double callback_ms = 0;
+
+  // False when generation must end.
+  bool operator()(int32_t token) {
     out.tokens.push_back(token);
     if (gen.on_token) {
       const auto callback_start = Clock::now();
       gen.on_token(token);
       callback_ms += ms_between(callback_start, Clock::now());
     }
-    if (is_stop(token)) {
+    if (std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), token) != gen.stop_tokens.end()) {
       out.stats.stopped = true;
       return false;
     }
     return static_cast<int64_t>(out.tokens.size()) < budget;
-  };
+  }
+};
 
-  auto start = Clock::now();
+// The times of one step's stages.
+struct StepTimes {
+  Clock::time_point start, drafted, verified, accepted;
+};
+
+// Feeds the cost-aware budget one step: the forward's cost per node, the draft's (unless the time
+// was mostly a draft model catching up with the text) and how deep the draft was accepted.
+void observe_step(DraftBudget& budget, const Drafter& drafter, int32_t proposal_class, const DraftTree& tree, int32_t drafted,
+                  const AcceptResult& result, const StepTimes& t) {
+  budget.observe_cost(tree.size(), ms_between(t.drafted, t.verified));
+  if (drafter.last_catch_up() <= drafted) budget.observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t.start, t.drafted));
+  const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
+  budget.observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
+}
+
+// The step's trace record from its tree, verdicts and times.
+void fill_record(StepTrace& record, const DraftTree& tree, AcceptResult& result, const StepTimes& t, const float* root_logits,
+                 int64_t vocab, bool root_entropy) {
+  record.draft_size = tree.size() - 1;
+  record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
+  record.accepted_sources = accepted_sources(tree, result);
+  if (root_entropy) record.root_entropy = softmax_entropy(root_logits, vocab);
+  record.draft_ms = ms_between(t.start, t.drafted);
+  record.verify_ms = ms_between(t.drafted, t.verified);
+  record.accept_ms = ms_between(t.verified, t.accepted);
+  record.lossless = result.lossless;
+  record.rescued = result.count(NodeVerdict::Rescued);
+  record.relaxed = result.count(NodeVerdict::Relaxed);
+  if (record.rescued || record.relaxed) {
+    record.accepted_verdicts = accepted_verdicts(result);
+    record.decision_scores = scores_json(result);
+  }
+  record.detail.acceptance = std::move(result.detail);
+}
+
+}  // namespace
+
+SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
+                                       const std::vector<int32_t>& prompt, const SpeculativeOptions& options) {
+  const GenerateOptions& gen = options.generate;
+  const int64_t vocab = target.config().vocab_size;
+  const int64_t budget = new_token_budget(target, prompt, gen.max_new_tokens);
+  if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
+  Sampler sampler(gen.sampling);
+  KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
+  SpeculativeOutput out;
+  out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
+  if (budget <= 0) return out;
+  Emitter emit{gen, budget, out};
+
+  // Prefill: the prompt in one forward; the drafter sees the rows it asked for.
+  const auto start = Clock::now();
   const DrafterNeeds needs = drafter.needs();
-  const bool wants_logits = needs.target_logits || needs.target_entropy;
-  ForwardRequest prefill;
-  prefill.tokens.assign(prompt.begin(), prompt.end());
-  const int64_t prefill_rows = needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, prompt.size()) : static_cast<int64_t>(prompt.size());
-  if (needs.prefill_logits_rows > 0 && needs.target_entropy)
-    throw std::logic_error("drafter needs: prefill_logits_rows leaves rows without the logits target_entropy needs");
-  const int64_t logits_rows = needs.prefill_logits_rows > 0 ? std::min<int64_t>(needs.prefill_logits_rows, prefill_rows) : prefill_rows;
-  prefill.logits = needs.prefill && wants_logits && logits_rows == static_cast<int64_t>(prompt.size()) ? LogitsWanted::All : LogitsWanted::Last;
-  if (needs.prefill && wants_logits) prefill.last_rows = logits_rows;
-  if (needs.prefill) prefill.hidden_layers = needs.hidden_layers;
-  ForwardResult prefilled = target.forward(cache, prefill);
+  int64_t observed_rows = 0;
+  const ForwardResult prefilled = target.forward(cache, prefill_request(needs, prompt, observed_rows));
   const FloatRows& prefill_logits = prefilled.logits;
   const float* first = prefill_logits.row(prefill_logits.rows - 1);
   out.stats.prefill_ms = ms_between(start, Clock::now());
-
-  auto decode_start = Clock::now();
+  const auto decode_start = Clock::now();
   drafter.begin(prompt, gen.sampling.seed);
-  if (needs.prefill) {
-    std::vector<int32_t> rows;
-    for (int64_t i = static_cast<int64_t>(prompt.size()) - prefill_rows; i < static_cast<int64_t>(prompt.size()); ++i)
-      rows.push_back(static_cast<int32_t>(i));
-    drafter.observe_prefill(target_outputs(needs, prefill_logits, prefilled.hidden, rows, static_cast<int64_t>(prompt.size()) - prefill_logits.rows));
-  }
+  if (needs.prefill) observe_prefill(drafter, needs, prefilled, static_cast<int64_t>(prompt.size()), observed_rows);
   if (options.budget) options.budget->reset();
   // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
   double root_entropy_normalized = options.pruner ? normalized_entropy(first, vocab) : 0.0;
   bool going = emit(sampler.sample(first, vocab));
   std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
+
+  // Steps: draft, prune, verify in one forward, accept, keep the path's KV rows, emit.
   while (going) {
     StepTrace record;
     record.drafter = drafter.name();
     const int32_t root = out.tokens.back();
     const int64_t base = cache.length();
-    // A step emits at most depth + 1 tokens and places the deepest node at base + depth.
-    const int64_t remaining = budget - static_cast<int64_t>(out.tokens.size());
-    DraftRequest request{committed, root, options.max_draft_nodes,
-                         static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, context - 1 - base})))};
-    if (options.budget) {
-      request.budget = options.budget;
-      if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes, request.max_depth);
-      request.max_depth = std::min(request.max_depth, request.max_nodes);
-    }
-    if (request.max_depth == 0) request.max_nodes = 0;
-
-    auto t0 = Clock::now();
+    const DraftRequest request = draft_request(committed, root, options, drafter, budget - static_cast<int64_t>(out.tokens.size()),
+                                               target.context_length() - 1 - base);
+    StepTimes t;
+    t.start = Clock::now();
     DraftTree tree = drafter.propose(request);
     check_limits(tree, request, vocab);
     const int32_t proposal_class = drafter.proposal_class();
@@ -159,63 +230,33 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
       tree.check();
       if (tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
       record.pruned = drafted - (tree.size() - 1);
+      record.detail.pruning = PruningDetail{options.pruner->name(), root_entropy_normalized, drafted, tree.size() - 1};
     }
-    auto t1 = Clock::now();
-
-    ForwardRequest verify;
-    verify.tokens.assign(tree.tokens.begin(), tree.tokens.end());
-    verify.parents.assign(tree.parents.begin(), tree.parents.end());
-    for (int32_t d : tree.depths) verify.positions.push_back(base + d);
-    verify.hidden_layers = needs.hidden_layers;
-    ForwardResult verified = target.forward(cache, verify);
-    const FloatRows& logits = verified.logits;
-    auto t2 = Clock::now();
-
-    AcceptResult result = acceptor.accept(tree, logits.data(), vocab, sampler);
-    std::vector<int64_t> kept(result.path.begin(), result.path.end());
-    cache.commit_path(base, kept);
-    auto t3 = Clock::now();
+    t.drafted = Clock::now();
+    const ForwardResult verified = target.forward(cache, verify_request(tree, base, needs));
+    const float* logits = verified.logits.data();
+    t.verified = Clock::now();
+    AcceptResult result = acceptor.accept(tree, logits, vocab, sampler);
+    cache.commit_path(base, std::vector<int64_t>(result.path.begin(), result.path.end()));
+    t.accepted = Clock::now();
 
     std::vector<int32_t> committed_now;
     for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
     committed.insert(committed.end(), committed_now.begin(), committed_now.end());
-    if (options.on_step) options.on_step(tree, result, logits.data(), vocab);
-    const double step_root_entropy = root_entropy_normalized;  // this step's H_m, for its trace
+    if (options.on_step) options.on_step(tree, result, logits, vocab);
     if (options.pruner)  // the next root is drawn from the row of the last accepted node
-      root_entropy_normalized = normalized_entropy(logits.data() + static_cast<int64_t>(result.path.back()) * vocab, vocab);
-    drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, logits, verified.hidden, result.path)});
+      root_entropy_normalized = normalized_entropy(logits + static_cast<int64_t>(result.path.back()) * vocab, vocab);
+    drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, verified.logits, verified.hidden, result.path)});
     record.detail.drafting = drafter.step_detail();
-    if (options.pruner) record.detail.pruning = PruningDetail{options.pruner->name(), step_root_entropy, drafted, tree.size() - 1};
-    record.detail.acceptance = std::move(result.detail);
-    if (options.budget) {
-      options.budget->observe_cost(tree.size(), ms_between(t1, t2));
-      if (drafter.last_catch_up() <= drafted)  // else the time is mostly the draft model catching up
-        options.budget->observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t0, t1));
-      const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
-      options.budget->observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
-    }
-
-    record.draft_size = tree.size() - 1;
-    record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
-    record.accepted_sources = accepted_sources(tree, result);
-    if (options.root_entropy) record.root_entropy = softmax_entropy(logits.data(), vocab);
-    record.draft_ms = ms_between(t0, t1);
-    record.verify_ms = ms_between(t1, t2);
-    record.accept_ms = ms_between(t2, t3);
-    record.lossless = result.lossless;
-    record.rescued = result.count(NodeVerdict::Rescued);
-    record.relaxed = result.count(NodeVerdict::Relaxed);
-    if (record.rescued || record.relaxed) {
-      record.accepted_verdicts = accepted_verdicts(result);
-      record.decision_scores = scores_json(result);
-    }
-    out.steps.push_back(record);
+    if (options.budget) observe_step(*options.budget, drafter, proposal_class, tree, drafted, result, t);
+    fill_record(record, tree, result, t, logits, vocab, options.root_entropy);
+    out.steps.push_back(std::move(record));
 
     for (size_t i = 1; i < result.path.size() && going; ++i) going = emit(tree.tokens[result.path[i]]);
     if (going) going = emit(result.next_token);
   }
   out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
-  out.stats.decode_ms = ms_between(decode_start, Clock::now()) - callback_ms;
+  out.stats.decode_ms = ms_between(decode_start, Clock::now()) - emit.callback_ms;
   return out;
 }
 
