@@ -102,10 +102,16 @@ std::vector<Block> coverage_blocks(const ReportInputs& in, const ArcCalibration&
   return blocks;
 }
 
-// The theta a run relaxed with: a typed --arc-theta, else the artifact's threshold, else the
-// value the run's options record (the runtime's own order). Unknown when none says.
+// The theta a run relaxed with and its source, as the run recorded what it deployed. Runs recorded
+// before "deployed" existed: a typed --arc-theta, else the artifact's threshold, else the value the
+// run's options record (the runtime's own order). Unknown when none says.
 std::optional<std::pair<double, std::string>> run_theta(const TraceRun& run, const Artifact& artifact) {
   const nlohmann::json options = nlohmann::json::parse(run.info.options_json, nullptr, /*allow_exceptions=*/false);
+  if (options.is_object() && options.contains("deployed") && options["deployed"].is_object() && options["deployed"].contains("theta")) {
+    const nlohmann::json& theta = options["deployed"]["theta"];
+    if (theta.is_object() && theta.contains("value") && theta["value"].is_number() && theta.contains("source") && theta["source"].is_string())
+      return std::make_pair(theta["value"].get<double>(), theta["source"].get<std::string>());
+  }
   const bool typed = run.info.command_line.find("--arc-theta") != std::string::npos;
   if (!typed)
     for (const Threshold& t : artifact.thresholds)

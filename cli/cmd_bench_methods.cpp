@@ -112,7 +112,7 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
 // What makes an interrupted bench the same bench: its options, less where its outputs go and
 // the per-method "settings" a run records (they follow from the options and the artifact).
 nlohmann::json resume_identity(nlohmann::json options) {
-  for (const char* output : {"json", "save-memory", "settings"}) options.erase(output);
+  for (const char* output : {"json", "save-memory", "settings", "deployed"}) options.erase(output);
   return options;
 }
 
@@ -245,10 +245,14 @@ int run_bench_methods(const Args& args) {
   }
   std::map<std::string, Policy> policies;
   std::map<std::string, std::string> method_settings;  // what each method ran with, and where from
+  std::map<std::string, nlohmann::json> method_deployed;  // the same, as values and sources
   for (const auto& m : setup.methods) {
     std::vector<ParamSetting> settings;
     const MethodOptions deployed = deployed_options(method_args, m, artifact.get(), &settings);
-    if (!settings.empty()) method_settings[m] = settings_text(settings);
+    if (!settings.empty()) {
+      method_settings[m] = settings_text(settings);
+      method_deployed[m] = settings_json(settings);
+    }
     Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, deployed, artifact.get(), method_args.artifact_dir});
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
@@ -274,7 +278,10 @@ int run_bench_methods(const Args& args) {
       info.draft_model = draft && find_method(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
       info.method = m;
       nlohmann::json run_options = options;
-      if (method_settings.count(m)) run_options["settings"] = method_settings.at(m);
+      if (method_settings.count(m)) {
+        run_options["settings"] = method_settings.at(m);
+        run_options["deployed"] = method_deployed.at(m);
+      }
       info.options_json = run_options.dump();
       info.specd_version = specd_version();
       info.specd_commit = specd_git_commit();

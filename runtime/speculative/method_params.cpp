@@ -321,4 +321,10 @@ std::string settings_text(const std::vector<ParamSetting>& settings) {
   return text;
 }
 
+nlohmann::json settings_json(const std::vector<ParamSetting>& settings) {
+  nlohmann::json deployed = nlohmann::json::object();
+  for (const ParamSetting& s : settings) deployed[s.name] = {{"value", s.value}, {"source", s.source}};
+  return deployed;
+}
+
 }  // namespace specd

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "speculative/method_catalog.h"
 #include "speculative/method_options.h"
 
@@ -94,5 +96,8 @@ std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::strin
 std::vector<std::string> threshold_problems(const Artifact& artifact);
 // "theta_entropy=1.2 (artifact: sweep ...), tau=2 (default), ..." for the stats line and traces.
 std::string settings_text(const std::vector<ParamSetting>& settings);
+// The same as a JSON object, {"theta": {"value": 0.3, "source": "artifact ..."}, ...}: what a
+// trace run records as "deployed", so readers learn each value and its source without parsing.
+nlohmann::json settings_json(const std::vector<ParamSetting>& settings);
 
 }  // namespace specd

@@ -342,6 +342,15 @@ TEST_CASE("report ARC drift: flags on disjoint intervals, none on equal ones", "
     const Table& t2 = table_titled(blocks2, "Relaxable candidates at deploy");
     CHECK(t2.rows[0]["theta"].get<double>() == 0.95);
     CHECK(t2.rows[0]["deploy"].get<double>() == Approx(0.0));  // LTS 0.9 < 0.95
+
+    // What the run recorded it deployed decides, whatever artifact the report is given.
+    report::TraceFile recorded = arc_trace(n, predicted);
+    recorded.runs[0].run.info.options_json = R"j({"arc-theta": 0.3, "deployed": {"theta": {"value": 0.5, "source": "artifact (sweep)"}}})j";
+    in2.traces = {recorded};
+    const std::vector<Block> blocks3 = report::drift_coverage_blocks(in2);
+    const Table& t3 = table_titled(blocks3, "Relaxable candidates at deploy");
+    CHECK(t3.rows[0]["theta"].get<double>() == 0.5);
+    CHECK(t3.rows[0]["theta_source"] == "artifact (sweep)");
   }
 
   SECTION("no traces") {
