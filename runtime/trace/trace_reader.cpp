@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json_reader.h"
-#include "trace/step_fields.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
 
@@ -46,27 +46,19 @@ TraceReader::TraceReader(const std::string& path) : db_(open_existing(path)) {
 }
 
 std::vector<TraceRun> TraceReader::runs() {
-  sqlite::Statement query(
-      db_,
-      "SELECT id, created_at, finished_at, command_line, target_model, draft_model, method, options_json, specd_version, "
-      "(SELECT count(*) FROM requests r WHERE r.run_id = runs.id), "
-      "(SELECT count(*) FROM steps s WHERE s.run_id = runs.id), " +
-          std::string(version_ >= 3 ? "specd_commit " : "NULL ") + "FROM runs ORDER BY id");
+  sqlite::Statement query(db_,
+                          "SELECT id, created_at, finished_at, (SELECT count(*) FROM requests r WHERE r.run_id = runs.id), "
+                          "(SELECT count(*) FROM steps s WHERE s.run_id = runs.id), " +
+                              field_list(run_fields(), "", version_) + " FROM runs ORDER BY id");
   std::vector<TraceRun> runs;
   while (query.step()) {
     TraceRun run;
     run.id = query.int64(0);
     run.created_at = query.text(1);
     run.finished_at = query.text(2);
-    run.info.command_line = query.text(3);
-    run.info.target_model = query.text(4);
-    run.info.draft_model = query.text(5);
-    run.info.method = query.text(6);
-    run.info.options_json = query.text(7);
-    run.info.specd_version = query.text(8);
-    run.requests = query.int64(9);
-    run.steps = query.int64(10);
-    run.info.specd_commit = query.text(11);
+    run.requests = query.int64(3);
+    run.steps = query.int64(4);
+    read_fields(query, 5, run_fields(), run.info, db_.path() + ": run " + std::to_string(run.id));
     runs.push_back(std::move(run));
   }
   return runs;
@@ -80,23 +72,14 @@ void TraceReader::require_run(int64_t run_id) {
 
 std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
   require_run(run_id);
-  sqlite::Statement query(
-      db_,
-      "SELECT request, workload, category, prompt_tokens, wall_ms, output_hash, output_tokens, " +
-          std::string(version_ >= 3 ? "measurement " : "NULL ") + "FROM requests WHERE run_id = ?1 ORDER BY request");
+  sqlite::Statement query(db_, "SELECT request, " + field_list(request_fields(), "", version_) +
+                                   " FROM requests WHERE run_id = ?1 ORDER BY request");
   query.bind(1, run_id);
   std::vector<TraceRequest> requests;
   while (query.step()) {
     TraceRequest r;
     r.info.index = query.int64(0);
-    r.info.workload = query.text(1);
-    r.info.category = query.text(2);
-    r.info.prompt_tokens = query.int64(3);
-    r.outcome.wall_ms = query.real(4);
-    r.output_hash = query.text(5);
-    const std::string where = db_.path() + ": run " + std::to_string(run_id) + " request " + std::to_string(r.info.index) + " output_tokens";
-    r.outcome.output_tokens = parse_token_list(query.text(6), where);
-    r.outcome.measurement = query.text(7);
+    read_fields(query, 1, request_fields(), r, db_.path() + ": run " + std::to_string(run_id) + " request " + std::to_string(r.info.index));
     requests.push_back(std::move(r));
   }
   return requests;
@@ -104,10 +87,7 @@ std::vector<TraceRequest> TraceReader::requests(int64_t run_id) {
 
 std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
   require_run(run_id);
-  std::string columns;
-  for (const StepField& field : step_fields())
-    columns += ", " + (field.since <= version_ ? "s." + std::string(field.name) : std::string(field.absent));
-  sqlite::Statement query(db_, "SELECT s.request, s.step, r.workload, r.category" + columns +
+  sqlite::Statement query(db_, "SELECT s.request, s.step, r.workload, r.category, " + field_list(step_fields(), "s.", version_) +
                                    " FROM steps s JOIN requests r ON r.run_id = s.run_id AND r.request = s.request "
                                    "WHERE s.run_id = ?1 ORDER BY s.request, s.step");
   query.bind(1, run_id);
@@ -120,17 +100,7 @@ std::vector<StepTraceRow> TraceReader::steps(int64_t run_id) {
     s.category = query.text(3);
     const std::string where = db_.path() + ": run " + std::to_string(run_id) + " request " + std::to_string(s.request) + " step " +
                               std::to_string(s.step);
-    int column = 4;
-    for (const StepField& field : step_fields()) {
-      TraceCell cell;
-      if (!query.is_null(column)) {
-        if (field.kind == StepFieldKind::Integer || field.kind == StepFieldKind::Flag) cell = query.int64(column);
-        else if (field.kind == StepFieldKind::Real) cell = query.real(column);
-        else cell = query.text(column);
-      }
-      field.set(s.record, cell, where);
-      ++column;
-    }
+    read_fields(query, 4, step_fields(), s.record, where);
     steps.push_back(std::move(s));
   }
   return steps;
@@ -141,11 +111,11 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
   const auto& fields = step_fields();
   if (format == TraceFormat::Csv) {
     out << "run_id,request,workload,category,step";
-    for (const StepField& field : fields) out << ',' << field.name;
+    for (const auto& field : fields) out << ',' << field.name;
     out << '\n';
     for (const auto& s : rows) {
       out << run_id << ',' << s.request << ',' << csv_field(s.workload) << ',' << csv_field(s.category) << ',' << s.step;
-      for (const StepField& field : fields) {
+      for (const auto& field : fields) {
         const TraceCell cell = field.get(s.record);
         out << ',';
         if (const auto* integer = std::get_if<int64_t>(&cell)) out << *integer;
@@ -164,15 +134,15 @@ void TraceReader::export_steps(int64_t run_id, TraceFormat format, std::ostream&
     line["category"] = s.category;
     line["step"] = s.step;
     const std::string where = db_.path() + ": run " + std::to_string(run_id) + " step " + std::to_string(s.step);
-    for (const StepField& field : fields) {
+    for (const auto& field : fields) {
       const TraceCell cell = field.get(s.record);
       nlohmann::ordered_json& value = line[field.name];
-      if (const auto* integer = std::get_if<int64_t>(&cell)) value = field.kind == StepFieldKind::Flag ? nlohmann::ordered_json(*integer != 0)
+      if (const auto* integer = std::get_if<int64_t>(&cell)) value = field.kind == FieldKind::Flag ? nlohmann::ordered_json(*integer != 0)
                                                                                                          : nlohmann::ordered_json(*integer);
       else if (const auto* real = std::get_if<double>(&cell)) value = *real;
       // JSON columns embedded with their keys sorted, as the export has always written them.
       else if (const auto* text = std::get_if<std::string>(&cell))
-        value = field.kind == StepFieldKind::Json ? nlohmann::ordered_json(parse_json(*text, where + " " + field.name)) : nlohmann::ordered_json(*text);
+        value = field.kind == FieldKind::Json ? nlohmann::ordered_json(parse_json(*text, where + " " + field.name)) : nlohmann::ordered_json(*text);
       else value = nullptr;
     }
     // Text columns of a foreign file may hold invalid UTF-8: replaced, as the CSV export keeps them.

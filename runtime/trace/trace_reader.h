@@ -20,12 +20,6 @@ struct TraceRun {
   int64_t steps = 0;
 };
 
-struct TraceRequest {
-  RequestInfo info;
-  RequestOutcome outcome;
-  std::string output_hash;
-};
-
 struct StepTraceRow {
   int64_t request = 0;
   int64_t step = 0;

@@ -33,6 +33,13 @@ struct RequestOutcome {
   std::string measurement;             // JSON the writer adds (bench: its per-request tally); may be empty
 };
 
+// A request as a trace holds it: what it was, what it produced, and its output's hash.
+struct TraceRequest {
+  RequestInfo info;
+  RequestOutcome outcome;
+  std::string output_hash;  // token_hash of the output tokens as written
+};
+
 struct StepTrace {
   std::string drafter;
   int32_t draft_size = 0;          // drafted nodes, the root excluded

@@ -4,8 +4,9 @@
 
 namespace specd {
 
-// Files are written at version 3; versions 1 (no pruner or lossy-verdict columns) and 2 (no
-// specd_commit, no request measurement) are still read, their missing columns as 0 / empty.
+// Files are written at version 4; versions 1 (no pruner or lossy-verdict columns), 2 (no
+// specd_commit, no request measurement) and 3 (no step detail) are still read, their missing
+// columns as trace_fields.h's `absent` values.
 constexpr int kTracesSchemaVersion = 4;
 constexpr int kOldestReadableTracesVersion = 1;
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/step_fields.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
 #include "util/timestamp.h"
@@ -15,23 +15,12 @@ namespace specd {
 
 namespace {
 
-void bind_optional_text(sqlite::Statement& statement, int index, const std::string& text) {
-  if (text.empty()) {
-    statement.bind_null(index);
-  } else {
-    statement.bind(index, text);
-  }
-}
-
-// INSERT INTO steps (run_id, request, step, <step_fields()>) VALUES (?1, ...).
-std::string insert_step_sql() {
-  std::string columns = "run_id, request, step", values = "?1, ?2, ?3";
-  int n = 3;
-  for (const StepField& field : step_fields()) {
-    columns += std::string(", ") + field.name;
-    values += ", ?" + std::to_string(++n);
-  }
-  return "INSERT INTO steps (" + columns + ") VALUES (" + values + ")";
+// INSERT INTO table (key..., fields...) VALUES (?1, ...).
+template <typename Record>
+std::string insert_sql(const std::string& table, const std::string& key, int key_columns, const std::vector<TraceField<Record>>& fields) {
+  std::string values;
+  for (size_t i = 1; i <= key_columns + fields.size(); ++i) values += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  return "INSERT INTO " + table + " (" + key + ", " + field_list(fields) + ") VALUES (" + values + ")";
 }
 
 }  // namespace
@@ -80,15 +69,9 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
   for (const auto& [handle, record] : records) run(handle, "write_requests");
   open();
   sqlite::Database& db = *db_;
-  sqlite::Statement insert_run(
-      db,
-      "INSERT INTO runs (created_at, command_line, target_model, draft_model, method, options_json, specd_version, "
-      "specd_commit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  sqlite::Statement insert_request(
-      db,
-      "INSERT INTO requests (run_id, request, workload, category, prompt_tokens, new_tokens, wall_ms, output_hash, "
-      "output_tokens, measurement) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-  sqlite::Statement insert_step(db, insert_step_sql());
+  sqlite::Statement insert_run(db, insert_sql("runs", "created_at", 1, run_fields()));
+  sqlite::Statement insert_request(db, insert_sql("requests", "run_id, request", 2, request_fields()));
+  sqlite::Statement insert_step(db, insert_sql("steps", "run_id, request, step", 3, step_fields()));
 
   // Run rows made in this transaction get their ids only once it commits.
   std::map<int, int64_t> new_ids;
@@ -98,37 +81,18 @@ void SqliteTraceSink::write_requests(const std::vector<std::pair<int, RequestRec
     std::optional<int64_t> id = r.id;
     if (!id && new_ids.count(handle)) id = new_ids.at(handle);
     if (!id) {
-      insert_run.bind(1, utc_timestamp()).bind(2, r.info.command_line).bind(3, r.info.target_model);
-      bind_optional_text(insert_run, 4, r.info.draft_model);
-      insert_run.bind(5, r.info.method).bind(6, r.info.options_json).bind(7, r.info.specd_version);
-      bind_optional_text(insert_run, 8, r.info.specd_commit);
+      insert_run.bind(1, utc_timestamp());
+      bind_fields(insert_run, 2, run_fields(), r.info);
       insert_run.run();
       id = new_ids[handle] = db.last_insert_rowid();
     }
     const RequestInfo& request = record.info;
-    insert_request.bind(1, *id)
-        .bind(2, request.index)
-        .bind(3, request.workload)
-        .bind(4, request.category)
-        .bind(5, request.prompt_tokens)
-        .bind(6, static_cast<int64_t>(record.outcome.output_tokens.size()))
-        .bind(7, record.outcome.wall_ms)
-        .bind(8, token_hash(record.outcome.output_tokens))
-        .bind(9, nlohmann::json(record.outcome.output_tokens).dump());
-    bind_optional_text(insert_request, 10, record.outcome.measurement);
+    insert_request.bind(1, *id).bind(2, request.index);
+    bind_fields(insert_request, 3, request_fields(), TraceRequest{request, record.outcome, ""});
     insert_request.run();
     for (size_t i = 0; i < record.steps.size(); ++i) {
-      const StepTrace& s = record.steps[i];
       insert_step.bind(1, *id).bind(2, request.index).bind(3, static_cast<int64_t>(i));
-      int column = 4;
-      for (const StepField& field : step_fields()) {
-        const TraceCell cell = field.get(s);
-        if (const auto* integer = std::get_if<int64_t>(&cell)) insert_step.bind(column, *integer);
-        else if (const auto* real = std::get_if<double>(&cell)) insert_step.bind(column, *real);
-        else if (const auto* text = std::get_if<std::string>(&cell)) insert_step.bind(column, *text);
-        else insert_step.bind_null(column);
-        ++column;
-      }
+      bind_fields(insert_step, 4, step_fields(), record.steps[i]);
       insert_step.run();
     }
   }

@@ -18,7 +18,7 @@
 #include "test_helpers.h"
 #include "io/sqlite_db.h"
 #include "speculative/step_metrics.h"
-#include "trace/step_fields.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_schema.h"
 #include "trace/trace_sink.h"
@@ -463,24 +463,38 @@ TEST_CASE("step detail: every shape reads back as it was written, in the text ea
   CHECK(parse_step_detail("", "t").empty());
 }
 
-TEST_CASE("traces: the step field table is the steps table of the schema, column for column", "[traces]") {
-  test::ScopedTempDir dir("traces");
-  sqlite::Database db(dir.file("t.sqlite"), sqlite::Database::Mode::ReadWriteCreate);
-  open_traces_schema(db, /*create=*/true);
-  sqlite::Statement columns(db, "SELECT name, type, \"notnull\" FROM pragma_table_info('steps') ORDER BY cid");
-  std::vector<std::string> schema, table{"run_id", "request", "step"};
-  while (columns.step()) {
-    schema.push_back(columns.text(0));
-    const std::string name = columns.text(0), type = columns.text(1);
-    for (const StepField& field : step_fields()) {
-      if (name != field.name) continue;
-      CAPTURE(name, type);
-      const bool integer = field.kind == StepFieldKind::Integer || field.kind == StepFieldKind::Flag;
-      CHECK(type == (integer ? "INTEGER" : field.kind == StepFieldKind::Real ? "REAL" : "TEXT"));
+namespace {
+
+// Every problem between a field table and its table in the schema: names and order after the
+// key, SQL types, and which columns older versions lack.
+template <typename Record>
+void check_fields(sqlite::Database& db, const std::string& table, std::vector<std::string> columns,
+                  const std::vector<TraceField<Record>>& fields) {
+  sqlite::Statement info(db, "SELECT name, type FROM pragma_table_info('" + table + "') ORDER BY cid");
+  std::vector<std::string> schema;
+  while (info.step()) {
+    schema.push_back(info.text(0));
+    for (const auto& field : fields) {
+      if (info.text(0) != field.name) continue;
+      CAPTURE(table, field.name);
+      const bool integer = field.kind == FieldKind::Integer || field.kind == FieldKind::Flag;
+      CHECK(info.text(1) == (integer ? "INTEGER" : field.kind == FieldKind::Real ? "REAL" : "TEXT"));
       // A column added after version 1 reads as `absent` from older files; version-1 ones are always there.
       CHECK((field.since == 1) == (field.absent == nullptr));
     }
   }
-  for (const StepField& field : step_fields()) table.push_back(field.name);
-  CHECK(schema == table);
+  for (const auto& field : fields) columns.push_back(field.name);
+  CAPTURE(table);
+  CHECK(schema == columns);
+}
+
+}  // namespace
+
+TEST_CASE("traces: the field tables are the schema's tables, column for column", "[traces]") {
+  test::ScopedTempDir dir("traces");
+  sqlite::Database db(dir.file("t.sqlite"), sqlite::Database::Mode::ReadWriteCreate);
+  open_traces_schema(db, /*create=*/true);
+  check_fields(db, "runs", {"id", "created_at", "finished_at"}, run_fields());
+  check_fields(db, "requests", {"run_id", "request"}, request_fields());
+  check_fields(db, "steps", {"run_id", "request", "step"}, step_fields());
 }
