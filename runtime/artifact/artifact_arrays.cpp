@@ -1,5 +1,8 @@
 #include "artifact/artifact_arrays.h"
 
+#include <set>
+#include <string>
+
 #include "util/error.h"
 
 namespace specd {
@@ -94,6 +97,19 @@ Hdf5File open_artifact_arrays(const std::string& path) {
 }
 
 int64_t artifact_arrays_version(const Hdf5File& file) { return file.read_root_attribute("schema_version"); }
+
+std::vector<std::string> unexpected_objects(const Hdf5File& file) {
+  std::set<std::string> known{"/csd", kRejections, "/sam_corpus", kSamTokens, kSamOffsets, "/arc", kArcWhitening, "/arc/samples"};
+  for (const char* column : kRejectionColumns) known.insert(rejection_column(column));
+  known.insert(rejection_column("logit_gap"));
+  for (const char* column : {"prompt", "step", "depth", "position", "target_token", "draft_token", "root_entropy", "u_emb_raw",
+                             "u_logit_raw", "js", "held_out"})
+    known.insert(arc_column(column));
+  std::vector<std::string> lines;
+  for (const std::string& path : file.object_paths())
+    if (!known.count(path)) lines.push_back("unexpected object " + path);
+  return lines;
+}
 
 bool has_csd_rejections(const Hdf5File& file) { return file.exists("/csd"); }
 bool has_sam_corpus(const Hdf5File& file) { return file.exists("/sam_corpus"); }

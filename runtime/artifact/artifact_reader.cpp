@@ -40,6 +40,7 @@ Artifact read_whole(const std::string& dir, ArtifactReader::Lock lock) {
 
   const Hdf5File arrays = open_artifact_arrays(h5_path);
   check_recorded_version(dir, kH5File, reader.files(), artifact_arrays_version(arrays));
+  for (const std::string& problem : unexpected_objects(arrays)) input_error(h5_path, problem);
   if (has_csd_rejections(arrays) && !artifact.csd) input_error(h5_path, "/csd is present but the manifest lists no csd calibration");
   if (has_sam_corpus(arrays) && !artifact.sam_corpus)
     input_error(h5_path, "/sam_corpus is present but the manifest lists no sam_corpus calibration");

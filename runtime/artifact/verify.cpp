@@ -74,6 +74,7 @@ std::vector<std::string> verify_artifact(const std::string& dir, const std::stri
   const bool arrays_read = attempt([&] {
     const Hdf5File arrays = open_artifact_arrays(h5_path);
     check_recorded_version(dir, kH5File, manifest.files, artifact_arrays_version(arrays));
+    for (const std::string& problem : unexpected_objects(arrays)) problems.push_back(h5_path + ": " + problem);
     if (has_csd_rejections(arrays) != artifact.csd.has_value())
       problems.push_back(h5_path + (artifact.csd ? ": /csd is missing" : ": /csd is present but the manifest lists no csd calibration"));
     if (has_sam_corpus(arrays) != artifact.sam_corpus.has_value())

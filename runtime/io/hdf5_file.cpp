@@ -167,6 +167,19 @@ bool Hdf5File::exists(const std::string& object) const {
   }
 }
 
+std::vector<std::string> Hdf5File::object_paths() const {
+  std::vector<std::string> paths;
+  const herr_t status = H5Lvisit(
+      id_, H5_INDEX_NAME, H5_ITER_INC,
+      [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
+        return 0;
+      },
+      &paths);
+  if (status < 0) input_error(path_, "cannot list its objects: " + hdf5_reason());
+  return paths;
+}
+
 void Hdf5File::ensure_parent_groups(const std::string& object) {
   Handle gcpl = untimed(H5P_GROUP_CREATE);
   for (size_t end = object.find('/', 1); end != std::string::npos; end = object.find('/', end + 1)) {

@@ -195,3 +195,29 @@ TEST_CASE("artifact values: a manifest field this specd does not write is refuse
   test::edit_manifest(dir, [](nlohmann::json& m) { m["calibrations"]["csd"]["options"]["note"] = "hand-made"; });
   CHECK(test::artifact_read_error(dir).empty());
 }
+
+TEST_CASE("artifact values: an HDF5 object specd does not write is reported by verify and refused by readers", "[artifact][hostile]") {
+  ScopedTempDir tmp("values");
+  const std::string dir = tmp.file("art");
+  write_artifact(dir, test::synthetic_artifact());
+  REQUIRE(verify(dir).empty());
+  {  // another tool's dataset beside specd's, and a group inside a calibration's
+    const std::string h5 = dir + "/calibration.h5";
+    const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    const hsize_t rows = 2;
+    const hid_t space = H5Screate_simple(1, &rows, nullptr);
+    const int32_t values[2] = {1, 2};
+    const hid_t dataset = H5Dcreate2(file, "/notes", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(dataset >= 0);
+    H5Dwrite(dataset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
+    H5Dclose(dataset);
+    H5Sclose(space);
+    H5Gclose(H5Gcreate2(file, "/csd/extra", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Fclose(file);
+  }
+  test::reseal(dir);
+  const std::string h5 = dir + "/calibration.h5";
+  CHECK(verify(dir) == std::vector<std::string>{h5 + ": unexpected object /csd/extra", h5 + ": unexpected object /notes"});
+  CHECK(test::artifact_read_error(dir) == h5 + ": unexpected object /csd/extra");
+}
