@@ -1,6 +1,7 @@
 // specd generate: the continuation of one prompt, by plain autoregressive decoding or by one of
 // the speculative methods (--method), which give the same text at T=0.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "decode/autoregressive.h"
@@ -14,6 +15,7 @@
 #include "method_options.h"
 #include "model_files.h"
 #include "options.h"
+#include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -22,7 +24,7 @@
 namespace specd::cli {
 
 int run_generate(const Args& args) {
-  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file, method = "ar", save_memory;
+  std::string model_dir, prompt, prompt_file, tokenizer_path, workload_file, method = "ar", save_memory, system;
   MethodArgs method_args;
   int64_t prompt_index = 0;
   GenerateOptions options;
@@ -35,6 +37,8 @@ int run_generate(const Args& args) {
       ("prompt-file", po::value(&prompt_file), "file holding the prompt text")
       ("workload", po::value(&workload_file), "a workload .jsonl file to take the prompt from (its first turn)")
       ("prompt-index", po::value(&prompt_index)->default_value(0), "which prompt of --workload (0-based)")
+      ("chat", "the prompt is a user's message: render it with the model's chat template (tokenizer_config.json; the plain template when it has none)")
+      ("system", po::value(&system), "with --chat: a system message before it")
       ("max-new-tokens", po::value(&options.max_new_tokens)->default_value(128), "most tokens to generate")
       ("temperature", po::value(&options.sampling.temperature)->default_value(0.0), "0 is greedy")
       ("top-k", po::value(&options.sampling.top_k)->default_value(0), "keep the k most likely tokens (0: off)")
@@ -68,6 +72,7 @@ int run_generate(const Args& args) {
   if (!is_valid_utf8(prompt)) input_error(prompt_source, "is not valid UTF-8");
   if (prompt.empty()) input_error(prompt_source, "is empty");
   if (options.max_new_tokens < 1) input_error("--max-new-tokens", "must be at least 1");
+  if (vm.count("system") && !vm.count("chat")) input_error("--system", "needs --chat");
   check_sampling_options(options.sampling);
   finish_method_options(method_args, vm);
   const MethodInfo& info = method_option(method, "--method");
@@ -76,7 +81,20 @@ int run_generate(const Args& args) {
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
   check_tree_vocabulary(method_args, files.model->config().vocab_size);
-  std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, /*add_special_tokens=*/true);
+  bool add_special_tokens = true;
+  if (vm.count("chat")) {
+    const std::filesystem::path tokenizer_dir =
+        tokenizer_path.empty() ? std::filesystem::path(model_dir) : std::filesystem::path(tokenizer_path).parent_path();
+    const std::string config = (tokenizer_dir / "tokenizer_config.json").string();
+    const ChatTemplate chat = std::filesystem::exists(config) ? ChatTemplate::from_config(config) : ChatTemplate(ChatFamily::Plain);
+    std::vector<ChatMessage> messages;
+    if (vm.count("system")) messages.push_back({"system", system});
+    messages.push_back({"user", prompt});
+    prompt = chat.render(messages);
+    // A family's template writes its own BOS, as Hugging Face's apply_chat_template encodes it.
+    add_special_tokens = chat.family() == ChatFamily::Plain;
+  }
+  std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, add_special_tokens);
   if (static_cast<int64_t>(prompt_ids.size()) >= files.model->context_length())
     input_error(prompt_source, "is " + std::to_string(prompt_ids.size()) + " tokens; the model's context is " +
                                    std::to_string(files.model->context_length()) + " tokens");

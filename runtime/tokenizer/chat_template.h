@@ -1,0 +1,42 @@
+#pragma once
+// Chat templates: a conversation rendered as the prompt text its model was trained on. There is no
+// Jinja engine in C++ here, so specd recognises the template families it loads by their text (as
+// llama.cpp did before it had one) and renders each in C++; a ctest renders real templates with
+// Hugging Face's own engine (@huggingface/jinja) and requires the same text, character for
+// character (tests/chat_template.cmake). A model without a chat_template gets the plain template.
+#include <string>
+#include <vector>
+
+namespace specd {
+
+struct ChatMessage {
+  std::string role;     // system, user, assistant or tool
+  std::string content;
+};
+
+enum class ChatFamily {
+  Plain,   // "System: ...\n\nUser: ...\n\nAssistant:" (docs/models.md), for models without a template
+  Llama3,  // <|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|>, after the BOS token
+  Qwen3,   // ChatML (<|im_start|>role\ncontent<|im_end|>) with Qwen3's <think> handling
+};
+
+class ChatTemplate {
+ public:
+  // From a tokenizer_config.json: the family of its chat_template, or Plain when it has none.
+  // InputError naming the file for a template of no family specd renders, or a malformed file.
+  static ChatTemplate from_config(const std::string& tokenizer_config_path);
+  explicit ChatTemplate(ChatFamily family, std::string bos_token = "") : family_(family), bos_token_(std::move(bos_token)) {}
+
+  // The prompt for `messages` (at least one), ending where the assistant's answer starts.
+  // InputError "messages: ..." for an empty conversation or a role other than system, user,
+  // assistant and tool.
+  std::string render(const std::vector<ChatMessage>& messages) const;
+  ChatFamily family() const { return family_; }
+  const char* name() const;
+
+ private:
+  ChatFamily family_;
+  std::string bos_token_;
+};
+
+}  // namespace specd

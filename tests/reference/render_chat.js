@@ -1,0 +1,20 @@
+// Renders conversations with Hugging Face's own Jinja engine (@huggingface/jinja), the reference
+// specd's chat templates must equal character for character (tests/chat_template.cmake):
+//   node render_chat.js TOKENIZER_CONFIG CONVERSATIONS_JSON > RENDERS_JSONL
+// One JSON string per conversation, rendered with add_generation_prompt as a server does.
+const fs = require('fs');
+const { Template } = require('@huggingface/jinja');
+
+const [configPath, conversationsPath] = process.argv.slice(2);
+const config = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+const token = (t) => (t && typeof t === 'object' ? t.content : t) ?? '';
+const template = new Template(config.chat_template);
+for (const messages of JSON.parse(fs.readFileSync(conversationsPath, 'utf8'))) {
+  const text = template.render({
+    messages,
+    bos_token: token(config.bos_token),
+    eos_token: token(config.eos_token),
+    add_generation_prompt: true,
+  });
+  process.stdout.write(JSON.stringify(text) + '\n');
+}
