@@ -1,6 +1,8 @@
 // An artifact's calibration.sqlite opened with the real reader: schema version, integrity and
-// schema checks, then every table read back.
+// schema checks, then every table read back and every value checked against its domain, as
+// verify and deploy check them.
 #include "artifact/artifact_tables.h"
+#include "artifact/value_domains.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -11,10 +13,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ArtifactTables tables(path);
     (void)tables.integrity_problems(false);
     (void)tables.schema_problems();
+    Artifact artifact;
+    CsdCalibration& csd = artifact.csd.emplace();
+    csd.prompts = tables.prompts(kCsdPolicy);
+    csd.pairs = tables.csd_pairs();
+    artifact.sam_corpus.emplace().prompts = tables.prompts(kSamCorpusPolicy);
+    ArcCalibration& arc = artifact.arc.emplace();
+    arc.prompts = tables.prompts(kArcPolicy);
+    arc.constants = tables.arc_constants();
+    arc.audit = tables.arc_audit();
+    artifact.thresholds = tables.thresholds();
     for (const std::string& policy : tables.policies()) (void)tables.prompts(policy);
-    (void)tables.csd_pairs();
-    (void)tables.arc_constants();
-    (void)tables.arc_audit();
-    (void)tables.thresholds();
+    (void)value_problems(artifact);
   });
 }

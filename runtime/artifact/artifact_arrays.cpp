@@ -1,7 +1,8 @@
 #include "artifact/artifact_arrays.h"
 
-#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "util/error.h"
 
@@ -99,15 +100,33 @@ Hdf5File open_artifact_arrays(const std::string& path) {
 int64_t artifact_arrays_version(const Hdf5File& file) { return file.read_root_attribute("schema_version"); }
 
 std::vector<std::string> unexpected_objects(const Hdf5File& file) {
-  std::set<std::string> known{"/csd", kRejections, "/sam_corpus", kSamTokens, kSamOffsets, "/arc", kArcWhitening, "/arc/samples"};
-  for (const char* column : kRejectionColumns) known.insert(rejection_column(column));
-  known.insert(rejection_column("logit_gap"));
+  // Each group specd writes and the children it writes there; a group holding more links than
+  // those of them present holds something else. Counted, not listed: see Hdf5File::link_count.
+  std::vector<std::string> arc_samples;
   for (const char* column : {"prompt", "step", "depth", "position", "target_token", "draft_token", "root_entropy", "u_emb_raw",
                              "u_logit_raw", "js", "held_out"})
-    known.insert(arc_column(column));
+    arc_samples.push_back(arc_column(column));
+  std::vector<std::string> rejections;
+  for (const char* column : kRejectionColumns) rejections.push_back(rejection_column(column));
+  rejections.push_back(rejection_column("logit_gap"));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> layout{
+      {"/", {"/csd", "/sam_corpus", "/arc"}},
+      {"/csd", {kRejections}},
+      {kRejections, rejections},
+      {"/sam_corpus", {kSamTokens, kSamOffsets}},
+      {"/arc", {kArcWhitening, "/arc/samples"}},
+      {"/arc/samples", arc_samples},
+  };
   std::vector<std::string> lines;
-  for (const std::string& path : file.object_paths())
-    if (!known.count(path)) lines.push_back("unexpected object " + path);
+  for (const auto& [group, children] : layout) {
+    if (group != "/" && !file.exists(group)) continue;
+    int64_t known = 0;
+    for (const std::string& child : children) known += file.exists(child);
+    const int64_t links = file.link_count(group);
+    if (links > known)
+      lines.push_back(group + " holds " + std::to_string(links) + " objects, specd writes " + std::to_string(known) +
+                      " of them: the others are another tool's, or the file is damaged");
+  }
   return lines;
 }
 

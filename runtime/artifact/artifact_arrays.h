@@ -23,8 +23,9 @@ int64_t artifact_arrays_version(const Hdf5File& file);
 bool has_csd_rejections(const Hdf5File& file);
 bool has_sam_corpus(const Hdf5File& file);
 bool has_arc(const Hdf5File& file);
-// "unexpected object /PATH" for each group, dataset or link specd does not write (another tool's,
-// or a typo): nothing in an artifact goes unchecked. verify reports them; readers refuse them.
+// One line per group holding objects specd does not write there ("/csd holds 3 objects, specd
+// writes 2 of them: ..."; another tool's, or a typo): nothing in an artifact goes unchecked.
+// verify reports them; readers refuse them.
 std::vector<std::string> unexpected_objects(const Hdf5File& file);
 // Each dataset's dtype and rank, and equal lengths: "PATH: /csd/rejections/step has 10 rows,
 // /csd/rejections/prompt 12".

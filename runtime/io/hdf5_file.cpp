@@ -167,17 +167,10 @@ bool Hdf5File::exists(const std::string& object) const {
   }
 }
 
-std::vector<std::string> Hdf5File::object_paths() const {
-  std::vector<std::string> paths;
-  const herr_t status = H5Lvisit(
-      id_, H5_INDEX_NAME, H5_ITER_INC,
-      [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
-        static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
-        return 0;
-      },
-      &paths);
-  if (status < 0) input_error(path_, "cannot list its objects: " + hdf5_reason());
-  return paths;
+int64_t Hdf5File::link_count(const std::string& group) const {
+  H5G_info_t info;
+  if (H5Gget_info_by_name(id_, group.c_str(), &info, H5P_DEFAULT) < 0) input_error(path_, "cannot read group " + group + ": " + hdf5_reason());
+  return static_cast<int64_t>(info.nlinks);
 }
 
 void Hdf5File::ensure_parent_groups(const std::string& object) {

@@ -218,6 +218,8 @@ TEST_CASE("artifact values: an HDF5 object specd does not write is reported by v
   }
   test::reseal(dir);
   const std::string h5 = dir + "/calibration.h5";
-  CHECK(verify(dir) == std::vector<std::string>{h5 + ": unexpected object /csd/extra", h5 + ": unexpected object /notes"});
-  CHECK(test::artifact_read_error(dir) == h5 + ": unexpected object /csd/extra");
+  const std::string root = h5 + ": / holds 4 objects, specd writes 3 of them: the others are another tool's, or the file is damaged";
+  const std::string csd = h5 + ": /csd holds 2 objects, specd writes 1 of them: the others are another tool's, or the file is damaged";
+  CHECK(verify(dir) == std::vector<std::string>{root, csd});
+  CHECK(test::artifact_read_error(dir) == root);
 }
