@@ -52,7 +52,7 @@ GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vecto
   plain.generate = options;
   plain.max_draft_nodes = 0;
   plain.max_draft_depth = 0;
-  plain.root_entropy = false;
+  plain.record_steps = false;
   SpeculativeOutput out = generate_speculative(model, drafter, acceptor, prompt, plain);
   return GenerateOutput{std::move(out.tokens), out.stats};
 }

@@ -214,7 +214,7 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
   // Steps: draft, prune, verify in one forward, accept, keep the path's KV rows, emit.
   while (going) {
     StepTrace record;
-    record.drafter = drafter.name();
+    if (options.record_steps) record.drafter = drafter.name();
     const int32_t root = out.tokens.back();
     const int64_t base = cache.length();
     const DraftRequest request = draft_request(committed, root, options, drafter, budget - static_cast<int64_t>(out.tokens.size()),
@@ -247,10 +247,12 @@ SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafte
     if (options.pruner)  // the next root is drawn from the row of the last accepted node
       root_entropy_normalized = normalized_entropy(logits + static_cast<int64_t>(result.path.back()) * vocab, vocab);
     drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, verified.logits, verified.hidden, result.path)});
-    record.detail.drafting = drafter.step_detail();
     if (options.budget) observe_step(*options.budget, drafter, proposal_class, tree, drafted, result, t);
-    fill_record(record, tree, result, t, logits, vocab, options.root_entropy);
-    out.steps.push_back(std::move(record));
+    if (options.record_steps) {
+      record.detail.drafting = drafter.step_detail();
+      fill_record(record, tree, result, t, logits, vocab, options.root_entropy);
+      out.steps.push_back(std::move(record));
+    }
 
     for (size_t i = 1; i < result.path.size() && going; ++i) going = emit(tree.tokens[result.path[i]]);
     if (going) going = emit(result.next_token);

@@ -29,6 +29,8 @@ struct SpeculativeOptions {
   // Record the target's entropy at each root in the step traces (a pass over the vocabulary,
   // a few % of a small model's step).
   bool root_entropy = true;
+  // Whether the output keeps a StepTrace per step (AR, which has no use for them, does not build them).
+  bool record_steps = true;
   // Optional: drops drafted nodes before verification (design.md's pruner stage).
   Pruner* pruner = nullptr;
   // Optional: sees every step's verified tree, its verdicts and the target's logits rows

@@ -1,6 +1,5 @@
 #include "trace/step_detail.h"
 
-#include <cmath>
 #include <cstdint>
 #include <limits>
 

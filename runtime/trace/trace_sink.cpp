@@ -4,8 +4,6 @@
 #include <map>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
 #include "trace/trace_fields.h"
 #include "trace/trace_schema.h"
 #include "util/error.h"
