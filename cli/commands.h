@@ -20,5 +20,6 @@ int run_artifact(const Args& args);
 int run_audit(const Args& args);
 int run_report(const Args& args);  // cmd_report.cpp: the coverage-audit report (analysis/)
 int run_methods(const Args& args);  // the methods and their parameters
+int run_serve(const Args& args);  // cmd_serve.cpp: the OpenAI-compatible server (serve/)
 
 }  // namespace specd::cli

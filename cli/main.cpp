@@ -21,6 +21,7 @@ struct Command {
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table = {
       {"generate", {specd::cli::run_generate, "decode a continuation of a prompt"}},
+      {"serve", {specd::cli::run_serve, "an OpenAI-compatible HTTP server with per-request speculation"}},
       {"tokenize", {specd::cli::run_tokenize, "print token ids for each line of text"}},
       {"bench", {specd::cli::run_bench, "measure decode speed and forward cost"}},
       {"init-model", {specd::cli::run_init_model, "write a random-weight Llama checkpoint (for benchmarks and tests)"}},

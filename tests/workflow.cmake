@@ -20,4 +20,5 @@ add_test(NAME workflow.demo-pair
     ARC_PROMPTS=${SPECD_WORKFLOW_ARC_PROMPTS} AUDIT_PROMPTS=${SPECD_WORKFLOW_AUDIT_PROMPTS}
     SWEEP_PROMPTS=${SPECD_WORKFLOW_SWEEP_PROMPTS} SWEEP_REPEATS=1
     ${PROJECT_SOURCE_DIR}/scripts/workflow.sh)
-set_tests_properties(workflow.demo-pair PROPERTIES TIMEOUT ${SPECD_WORKFLOW_TIMEOUT})
+# Its artifact is the calibrated pair specd serve's test deploys (tests/serve.cmake).
+set_tests_properties(workflow.demo-pair PROPERTIES TIMEOUT ${SPECD_WORKFLOW_TIMEOUT} FIXTURES_SETUP specd_workflow_artifact)

@@ -33,6 +33,9 @@ class NextTokenAcceptor : public Acceptor {
 
 }  // namespace
 
+std::unique_ptr<Drafter> no_drafter() { return std::make_unique<NoDrafter>(); }
+std::unique_ptr<Acceptor> next_token_acceptor() { return std::make_unique<NextTokenAcceptor>(); }
+
 int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens) {
   const int64_t context = model.context_length();
   if (prompt.empty()) input_error("prompt", "is empty");

@@ -3,6 +3,7 @@
 // the speculative loop (decode/speculative.h) with nothing drafted.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "sampling/sampler.h"
@@ -10,6 +11,8 @@
 namespace specd {
 
 class LlamaModel;
+class Drafter;
+class Acceptor;
 
 struct GenerateOptions {
   int64_t max_new_tokens = 128;
@@ -36,6 +39,12 @@ struct GenerateOutput {
 // returns how many tokens may be generated: max_new_tokens capped by the context. InputError
 // otherwise. Every decoding loop starts with it.
 int64_t new_token_budget(const LlamaModel& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens);
+
+// The parts that make the speculative loop autoregressive: a drafter that proposes only the root
+// and an acceptor that samples the next token from the root's logits (a server runs AR requests
+// as sessions of the loop, decode/speculative.h).
+std::unique_ptr<Drafter> no_drafter();
+std::unique_ptr<Acceptor> next_token_acceptor();
 
 // Throws InputError when the prompt is empty or leaves no room in the model's context.
 GenerateOutput generate_autoregressive(const LlamaModel& model, const std::vector<int32_t>& prompt,

@@ -120,30 +120,6 @@ ForwardRequest verify_request(const DraftTree& tree, int64_t base, const Drafter
   return verify;
 }
 
-// Appends the tokens a request emits, stopping at a stop token or the budget; the callback's time
-// (printing is the caller's cost, not the method's) is kept out of decode_ms.
-struct Emitter {
-  const GenerateOptions& gen;
-  int64_t budget;
-  SpeculativeOutput& out;
-  double callback_ms = 0;
-
-  // False when generation must end.
-  bool operator()(int32_t token) {
-    out.tokens.push_back(token);
-    if (gen.on_token) {
-      const auto callback_start = Clock::now();
-      gen.on_token(token);
-      callback_ms += ms_between(callback_start, Clock::now());
-    }
-    if (std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), token) != gen.stop_tokens.end()) {
-      out.stats.stopped = true;
-      return false;
-    }
-    return static_cast<int64_t>(out.tokens.size()) < budget;
-  }
-};
-
 // The times of one step's stages.
 struct StepTimes {
   Clock::time_point start, drafted, verified, accepted;
@@ -181,85 +157,140 @@ void fill_record(StepTrace& record, const DraftTree& tree, AcceptResult& result,
 
 }  // namespace
 
-SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
-                                       const std::vector<int32_t>& prompt, const SpeculativeOptions& options) {
-  const GenerateOptions& gen = options.generate;
-  const int64_t vocab = target.config().vocab_size;
-  const int64_t budget = new_token_budget(target, prompt, gen.max_new_tokens);
-  if (options.max_draft_nodes < 0 || options.max_draft_depth < 0) input_error("draft budget", "must not be negative");
-  Sampler sampler(gen.sampling);
-  KvCache cache = target.new_cache(static_cast<int64_t>(prompt.size()) + budget + options.max_draft_nodes + 1);
-  SpeculativeOutput out;
-  out.stats.prompt_tokens = static_cast<int64_t>(prompt.size());
-  if (budget <= 0) return out;
-  Emitter emit{gen, budget, out};
+// Appends the tokens a request emits, stopping at a stop token or the budget; the callback's time
+// (printing is the caller's cost, not the method's) is kept out of decode_ms.
+struct SpeculativeSession::Emitter {
+  const GenerateOptions& gen;
+  int64_t budget;
+  SpeculativeOutput& out;
+  double callback_ms = 0;
 
-  // Prefill: the prompt in one forward; the drafter sees the rows it asked for.
+  // False when generation must end.
+  bool operator()(int32_t token) {
+    out.tokens.push_back(token);
+    if (gen.on_token) {
+      const auto callback_start = Clock::now();
+      gen.on_token(token);
+      callback_ms += ms_between(callback_start, Clock::now());
+    }
+    if (std::find(gen.stop_tokens.begin(), gen.stop_tokens.end(), token) != gen.stop_tokens.end()) {
+      out.stats.stopped = true;
+      return false;
+    }
+    return static_cast<int64_t>(out.tokens.size()) < budget;
+  }
+};
+
+SpeculativeSession::SpeculativeSession(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor, std::vector<int32_t> prompt,
+                                       SpeculativeOptions options)
+    : target_(target),
+      drafter_(drafter),
+      acceptor_(acceptor),
+      prompt_(std::move(prompt)),
+      options_(std::move(options)),
+      vocab_(target.config().vocab_size),
+      budget_(new_token_budget(target, prompt_, options_.generate.max_new_tokens)),
+      sampler_(options_.generate.sampling) {
+  if (options_.max_draft_nodes < 0 || options_.max_draft_depth < 0) input_error("draft budget", "must not be negative");
+  cache_ = target.new_cache(static_cast<int64_t>(prompt_.size()) + budget_ + options_.max_draft_nodes + 1);
+  out_.stats.prompt_tokens = static_cast<int64_t>(prompt_.size());
+  emit_ = std::make_unique<Emitter>(Emitter{options_.generate, budget_, out_});
+  going_ = budget_ > 0;
+}
+
+SpeculativeSession::~SpeculativeSession() = default;
+
+bool SpeculativeSession::step() {
+  if (!going_) return false;
+  if (!started_) {
+    started_ = true;
+    prefill();
+  } else {
+    decode_step();
+  }
+  return going_;
+}
+
+// The prompt in one forward; the drafter sees the rows it asked for.
+void SpeculativeSession::prefill() {
   const auto start = Clock::now();
-  const DrafterNeeds needs = drafter.needs();
+  const DrafterNeeds needs = drafter_.needs();
   int64_t observed_rows = 0;
-  const ForwardResult prefilled = target.forward(cache, prefill_request(needs, prompt, observed_rows));
+  const ForwardResult prefilled = target_.forward(cache_, prefill_request(needs, prompt_, observed_rows));
   const FloatRows& prefill_logits = prefilled.logits;
   const float* first = prefill_logits.row(prefill_logits.rows - 1);
-  out.stats.prefill_ms = ms_between(start, Clock::now());
-  const auto decode_start = Clock::now();
-  drafter.begin(prompt, gen.sampling.seed);
-  if (needs.prefill) observe_prefill(drafter, needs, prefilled, static_cast<int64_t>(prompt.size()), observed_rows);
-  if (options.budget) options.budget->reset();
+  out_.stats.prefill_ms = ms_between(start, Clock::now());
+  decode_start_ = Clock::now();
+  drafter_.begin(prompt_, options_.generate.sampling.seed);
+  if (needs.prefill) observe_prefill(drafter_, needs, prefilled, static_cast<int64_t>(prompt_.size()), observed_rows);
+  if (options_.budget) options_.budget->reset();
   // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
-  double root_entropy_normalized = options.pruner ? normalized_entropy(first, vocab) : 0.0;
-  bool going = emit(sampler.sample(first, vocab));
-  std::vector<int32_t> committed = prompt;  // everything in the KV cache; the root is not yet
+  root_entropy_normalized_ = options_.pruner ? normalized_entropy(first, vocab_) : 0.0;
+  going_ = (*emit_)(sampler_.sample(first, vocab_));
+  committed_ = prompt_;
+}
 
-  // Steps: draft, prune, verify in one forward, accept, keep the path's KV rows, emit.
-  while (going) {
-    StepTrace record;
-    if (options.record_steps) record.drafter = drafter.name();
-    const int32_t root = out.tokens.back();
-    const int64_t base = cache.length();
-    const DraftRequest request = draft_request(committed, root, options, drafter, budget - static_cast<int64_t>(out.tokens.size()),
-                                               target.context_length() - 1 - base);
-    StepTimes t;
-    t.start = Clock::now();
-    DraftTree tree = drafter.propose(request);
-    check_limits(tree, request, vocab);
-    const int32_t proposal_class = drafter.proposal_class();
-    const int32_t drafted = tree.size() - 1;
-    if (options.pruner) {
-      tree = options.pruner->prune(tree, PruneContext{root_entropy_normalized});
-      tree.check();
-      if (tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
-      record.pruned = drafted - (tree.size() - 1);
-      record.detail.pruning = PruningDetail{options.pruner->name(), root_entropy_normalized, drafted, tree.size() - 1};
-    }
-    t.drafted = Clock::now();
-    const ForwardResult verified = target.forward(cache, verify_request(tree, base, needs));
-    const float* logits = verified.logits.data();
-    t.verified = Clock::now();
-    AcceptResult result = acceptor.accept(tree, logits, vocab, sampler);
-    cache.commit_path(base, std::vector<int64_t>(result.path.begin(), result.path.end()));
-    t.accepted = Clock::now();
-
-    std::vector<int32_t> committed_now;
-    for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
-    committed.insert(committed.end(), committed_now.begin(), committed_now.end());
-    if (options.on_step) options.on_step(tree, result, logits, vocab);
-    if (options.pruner)  // the next root is drawn from the row of the last accepted node
-      root_entropy_normalized = normalized_entropy(logits + static_cast<int64_t>(result.path.back()) * vocab, vocab);
-    drafter.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, verified.logits, verified.hidden, result.path)});
-    if (options.budget) observe_step(*options.budget, drafter, proposal_class, tree, drafted, result, t);
-    if (options.record_steps) {
-      record.detail.drafting = drafter.step_detail();
-      fill_record(record, tree, result, t, logits, vocab, options.root_entropy);
-      out.steps.push_back(std::move(record));
-    }
-
-    for (size_t i = 1; i < result.path.size() && going; ++i) going = emit(tree.tokens[result.path[i]]);
-    if (going) going = emit(result.next_token);
+// Draft, prune, verify in one forward, accept, keep the path's KV rows, emit.
+void SpeculativeSession::decode_step() {
+  const DrafterNeeds needs = drafter_.needs();
+  StepTrace record;
+  if (options_.record_steps) record.drafter = drafter_.name();
+  const int32_t root = out_.tokens.back();
+  const int64_t base = cache_.length();
+  const DraftRequest request = draft_request(committed_, root, options_, drafter_, budget_ - static_cast<int64_t>(out_.tokens.size()),
+                                             target_.context_length() - 1 - base);
+  StepTimes t;
+  t.start = Clock::now();
+  DraftTree tree = drafter_.propose(request);
+  check_limits(tree, request, vocab_);
+  const int32_t proposal_class = drafter_.proposal_class();
+  const int32_t drafted = tree.size() - 1;
+  if (options_.pruner) {
+    tree = options_.pruner->prune(tree, PruneContext{root_entropy_normalized_});
+    tree.check();
+    if (tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
+    record.pruned = drafted - (tree.size() - 1);
+    record.detail.pruning = PruningDetail{options_.pruner->name(), root_entropy_normalized_, drafted, tree.size() - 1};
   }
-  out.stats.new_tokens = static_cast<int64_t>(out.tokens.size());
-  out.stats.decode_ms = ms_between(decode_start, Clock::now()) - emit.callback_ms;
-  return out;
+  t.drafted = Clock::now();
+  const ForwardResult verified = target_.forward(cache_, verify_request(tree, base, needs));
+  const float* logits = verified.logits.data();
+  t.verified = Clock::now();
+  AcceptResult result = acceptor_.accept(tree, logits, vocab_, sampler_);
+  cache_.commit_path(base, std::vector<int64_t>(result.path.begin(), result.path.end()));
+  t.accepted = Clock::now();
+
+  std::vector<int32_t> committed_now;
+  for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
+  committed_.insert(committed_.end(), committed_now.begin(), committed_now.end());
+  if (options_.on_step) options_.on_step(tree, result, logits, vocab_);
+  if (options_.pruner)  // the next root is drawn from the row of the last accepted node
+    root_entropy_normalized_ = normalized_entropy(logits + static_cast<int64_t>(result.path.back()) * vocab_, vocab_);
+  drafter_.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, verified.logits, verified.hidden, result.path)});
+  if (options_.budget) observe_step(*options_.budget, drafter_, proposal_class, tree, drafted, result, t);
+  if (options_.record_steps) {
+    record.detail.drafting = drafter_.step_detail();
+    fill_record(record, tree, result, t, logits, vocab_, options_.root_entropy);
+    out_.steps.push_back(std::move(record));
+  }
+
+  for (size_t i = 1; i < result.path.size() && going_; ++i) going_ = (*emit_)(tree.tokens[result.path[i]]);
+  if (going_) going_ = (*emit_)(result.next_token);
+}
+
+SpeculativeOutput SpeculativeSession::finish() {
+  out_.stats.new_tokens = static_cast<int64_t>(out_.tokens.size());
+  if (started_) out_.stats.decode_ms = ms_between(decode_start_, Clock::now()) - emit_->callback_ms;
+  going_ = false;
+  return std::move(out_);
+}
+
+SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
+                                       const std::vector<int32_t>& prompt, const SpeculativeOptions& options) {
+  SpeculativeSession session(target, drafter, acceptor, prompt, options);
+  while (session.step()) {
+  }
+  return session.finish();
 }
 
 }  // namespace specd

@@ -3,12 +3,16 @@
 // -> accept -> commit the accepted path in the KV cache, until EOS or the token budget. A step
 // commits the accepted drafted tokens plus one token from the target (bonus or correction), so
 // plain autoregressive decoding is the special case of an empty draft.
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "decode/autoregressive.h"
+#include "model/kv_cache.h"
+#include "sampling/sampler.h"
 #include "speculative/acceptor.h"
 #include "speculative/draft_budget.h"
 #include "speculative/drafter.h"
@@ -44,6 +48,49 @@ struct SpeculativeOutput {
   std::vector<StepTrace> steps;
 };
 
+// One request decoded a step at a time, so that a server can interleave requests, let them join
+// and leave between steps, and drop a cancelled one. The drafter, acceptor and the options'
+// budget and pruner are borrowed and must outlive it.
+class SpeculativeSession {
+ public:
+  // Checks the prompt and the limits (InputError) and sizes the KV cache; runs nothing yet.
+  SpeculativeSession(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor, std::vector<int32_t> prompt,
+                     SpeculativeOptions options);
+  ~SpeculativeSession();
+  SpeculativeSession(const SpeculativeSession&) = delete;
+  SpeculativeSession& operator=(const SpeculativeSession&) = delete;
+
+  // The prefill on the first call, one draft-verify-accept step on each later one; emits the
+  // step's tokens through on_token. False once the request has ended (stop token or budget).
+  bool step();
+  bool finished() const { return !going_; }
+  // The tokens and step records so far.
+  const SpeculativeOutput& output() const { return out_; }
+  // The output with its decode time; the session is spent.
+  SpeculativeOutput finish();
+
+ private:
+  struct Emitter;
+  void prefill();
+  void decode_step();
+
+  const LlamaModel& target_;
+  Drafter& drafter_;
+  Acceptor& acceptor_;
+  std::vector<int32_t> prompt_;
+  SpeculativeOptions options_;
+  int64_t vocab_, budget_;
+  Sampler sampler_;
+  KvCache cache_;
+  SpeculativeOutput out_;
+  std::unique_ptr<Emitter> emit_;
+  bool started_ = false, going_ = true;
+  std::chrono::steady_clock::time_point decode_start_;
+  double root_entropy_normalized_ = 0;
+  std::vector<int32_t> committed_;  // everything in the KV cache; the root is not yet
+};
+
+// The whole request in one call: a session stepped to its end.
 SpeculativeOutput generate_speculative(const LlamaModel& target, Drafter& drafter, Acceptor& acceptor,
                                        const std::vector<int32_t>& prompt, const SpeculativeOptions& options);
 

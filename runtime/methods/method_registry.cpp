@@ -57,10 +57,10 @@ Drafter* fallback_tree(Policy& policy, const MethodContext& c) {
   return tree.get();
 }
 
-void build_sam(Policy& policy, const MethodContext& c) {
+void build_sam(Policy& policy, const MethodContext& c, const SharedParts& shared) {
   validate(c.options.sam);
   Drafter* fallback = fallback_tree(policy, c);
-  std::shared_ptr<const StaticSam> corpus = sam_corpus_of(c.artifact, c.target.config());
+  std::shared_ptr<const StaticSam> corpus = shared.sam_corpus ? shared.sam_corpus : sam_corpus_of(c.artifact, c.target.config());
   if (corpus) policy.owned.push_back(corpus);
   policy.drafter = std::make_unique<SamDrafter>(c.options.sam, fallback, corpus.get());
   policy.acceptor = std::make_unique<SamplingAcceptor>();
@@ -70,12 +70,12 @@ void build_sam(Policy& policy, const MethodContext& c) {
 
 // CSD and its ablations: the draft chain of sd, verified by the CSD acceptor with the artifact's
 // correction memory.
-void build_csd(Policy& policy, const MethodContext& c, bool use_memory, bool use_gate) {
+void build_csd(Policy& policy, const MethodContext& c, const SharedParts& shared, bool use_memory, bool use_gate) {
   CsdOptions options = c.options.csd;
   options.use_memory = use_memory;
   options.use_gate = use_gate;
   validate(options);
-  policy.memory = csd_memory_of(*c.artifact);
+  policy.memory = shared.memory ? shared.memory : csd_memory_of(*c.artifact);
   policy.drafter = std::make_unique<ModelChainDrafter>(c.draft, c.options.gamma, c.sampling);
   policy.acceptor = std::make_unique<CsdAcceptor>(policy.memory, options);
   policy.max_nodes = policy.max_depth = c.options.gamma;
@@ -146,34 +146,34 @@ void build_adapld(Policy& policy, const MethodContext& c, bool semantic, bool br
 }
 
 // How each method is built, by name; the catalog (method_catalog.cpp) holds what it is.
-using Build = std::function<void(Policy&, const MethodContext&)>;
+using Build = std::function<void(Policy&, const MethodContext&, const SharedParts&)>;
 const std::map<std::string, Build>& builders() {
   static const std::map<std::string, Build> table{
-      {"sd", build_sd},
-      {"sd-tree", build_sd_tree},
-      {"pld", build_pld},
+      {"sd", [](Policy& p, const MethodContext& c, const SharedParts&) { build_sd(p, c); }},
+      {"sd-tree", [](Policy& p, const MethodContext& c, const SharedParts&) { build_sd_tree(p, c); }},
+      {"pld", [](Policy& p, const MethodContext& c, const SharedParts&) { build_pld(p, c); }},
       {"sam", build_sam},
-      {"csd", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, true); }},
-      {"csd-ocm-only", [](Policy& p, const MethodContext& c) { build_csd(p, c, true, false); }},
-      {"csd-scg-only", [](Policy& p, const MethodContext& c) { build_csd(p, c, false, true); }},
-      {"arc", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, true); }},
-      {"arc-prune-only", [](Policy& p, const MethodContext& c) { build_arc(p, c, true, false); }},
-      {"arc-lts-only", [](Policy& p, const MethodContext& c) { build_arc(p, c, false, true); }},
-      {"respec", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, true); }},
-      {"respec-no-trigger", [](Policy& p, const MethodContext& c) { build_respec(p, c, false, true, true); }},
-      {"respec-no-ema", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, false, true); }},
-      {"respec-lossless", [](Policy& p, const MethodContext& c) { build_respec(p, c, true, true, false); }},
-      {"adapld", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, true); }},
-      {"adapld-lexical-only", [](Policy& p, const MethodContext& c) { build_adapld(p, c, false, true, true); }},
-      {"adapld-no-branches", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, false, false); }},
-      {"adapld-no-successors", [](Policy& p, const MethodContext& c) { build_adapld(p, c, true, true, false); }},
+      {"csd", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_csd(p, c, s, true, true); }},
+      {"csd-ocm-only", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_csd(p, c, s, true, false); }},
+      {"csd-scg-only", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_csd(p, c, s, false, true); }},
+      {"arc", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_arc(p, c, true, true); }},
+      {"arc-prune-only", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_arc(p, c, true, false); }},
+      {"arc-lts-only", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_arc(p, c, false, true); }},
+      {"respec", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_respec(p, c, true, true, true); }},
+      {"respec-no-trigger", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_respec(p, c, false, true, true); }},
+      {"respec-no-ema", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_respec(p, c, true, false, true); }},
+      {"respec-lossless", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_respec(p, c, true, true, false); }},
+      {"adapld", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_adapld(p, c, true, true, true); }},
+      {"adapld-lexical-only", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_adapld(p, c, false, true, true); }},
+      {"adapld-no-branches", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_adapld(p, c, true, false, false); }},
+      {"adapld-no-successors", [](Policy& p, const MethodContext& c, const SharedParts& s) { build_adapld(p, c, true, true, false); }},
   };
   return table;
 }
 
 }  // namespace
 
-Policy make_policy(const std::string& method, const MethodContext& c) {
+Policy make_policy(const std::string& method, const MethodContext& c, const SharedParts& shared) {
   const MethodInfo& info = find_method(method);
   if (info.draft == DraftModelUse::Required && !c.draft) input_error("method " + method, "needs a draft model");
   if (c.draft && c.draft->config().vocab_size != c.target.config().vocab_size)
@@ -187,12 +187,14 @@ Policy make_policy(const std::string& method, const MethodContext& c) {
   policy.lossless = info.lossless;
   if (info.autoregressive) {
     policy.autoregressive = true;
+    policy.drafter = no_drafter();
+    policy.acceptor = next_token_acceptor();
     return policy;
   }
   // Only the optional fallback uses a draft the method does not need.
   MethodContext context = c;
   if (info.draft == DraftModelUse::None) context.draft = nullptr;
-  builders().at(method)(policy, context);
+  builders().at(method)(policy, context, shared);
   if (c.options.adaptive_budget) {
     DraftBudgetOptions budget = c.options.budget;
     // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.
@@ -204,9 +206,7 @@ Policy make_policy(const std::string& method, const MethodContext& c) {
   return policy;
 }
 
-SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
-                              const GenerateOptions& options, decltype(SpeculativeOptions::on_step) on_step) {
-  if (policy.autoregressive) throw std::logic_error("decode_with: 'ar' has no drafter");
+SpeculativeOptions loop_options(const Policy& policy, const GenerateOptions& options) {
   SpeculativeOptions spec;
   spec.generate = options;
   spec.max_draft_nodes = policy.max_nodes;
@@ -214,6 +214,13 @@ SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const st
   spec.budget = policy.budget.get();
   spec.pruner = policy.pruner.get();
   spec.root_entropy = policy.root_entropy;
+  spec.record_steps = !policy.autoregressive;
+  return spec;
+}
+
+SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
+                              const GenerateOptions& options, decltype(SpeculativeOptions::on_step) on_step) {
+  SpeculativeOptions spec = loop_options(policy, options);
   spec.on_step = std::move(on_step);
   return generate_speculative(target, *policy.drafter, *policy.acceptor, prompt, spec);
 }

@@ -21,6 +21,8 @@ namespace specd {
 
 class LlamaModel;
 struct Artifact;
+class CorrectionMemory;
+class StaticSam;
 
 // What a factory builds from.
 struct MethodContext {
@@ -32,9 +34,16 @@ struct MethodContext {
   std::string artifact_name = "artifact";   // how errors name it (its directory)
 };
 
+// Parts built once from the artifact and shared by every policy made with them (a server's
+// requests): CSD's correction memory and SAM's corpus automaton. Null: each policy builds its own.
+struct SharedParts {
+  std::shared_ptr<CorrectionMemory> memory;
+  std::shared_ptr<const StaticSam> sam_corpus;
+};
+
 struct Policy {
   std::string method;
-  bool autoregressive = false;  // "ar": the plain loop, no drafter
+  bool autoregressive = false;  // "ar": the loop with a drafter of nothing (decode/autoregressive.h)
   bool lossless = true;
   std::unique_ptr<Drafter> drafter;
   std::unique_ptr<Pruner> pruner;  // null: verify the whole draft
@@ -49,9 +58,12 @@ struct Policy {
 
 // Builds a method: InputError for an unknown method, a missing draft model or artifact part, a
 // draft whose vocabulary differs from the target's, or an option out of range.
-Policy make_policy(const std::string& method, const MethodContext& context);
+Policy make_policy(const std::string& method, const MethodContext& context, const SharedParts& shared = {});
 
-// Decodes one prompt with a speculative policy (not "ar"); `on_step` as SpeculativeOptions::on_step.
+// The loop's options for a request decoded with `policy`: its draft limits, budget and pruner.
+SpeculativeOptions loop_options(const Policy& policy, const GenerateOptions& options);
+
+// Decodes one prompt with a policy ("ar" included); `on_step` as SpeculativeOptions::on_step.
 SpeculativeOutput decode_with(const LlamaModel& target, Policy& policy, const std::vector<int32_t>& prompt,
                               const GenerateOptions& options, decltype(SpeculativeOptions::on_step) on_step = {});
 

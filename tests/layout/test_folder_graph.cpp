@@ -21,6 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The top-level source folders, each with a CMakeLists.txt declaring its libraries.
+const char* const kSourceTops[] = {"runtime", "calibrate", "analysis", "serve", "cli", "training"};
+
 struct Edge {
   std::string from_file, include;  // the first include that makes the edge, for the message
 };
@@ -29,7 +32,7 @@ struct Edge {
 std::map<std::string, std::map<std::string, Edge>> folder_graph(const fs::path& root) {
   std::map<std::string, std::map<std::string, Edge>> graph;
   const std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)")re");
-  for (const char* top : {"runtime", "calibrate", "analysis", "cli", "training"}) {
+  for (const char* top : kSourceTops) {
     for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
       const std::string ext = entry.path().extension().string();
       if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
@@ -93,9 +96,8 @@ struct Library {
 std::vector<Library> declared_libraries(const fs::path& root) {
   std::vector<Library> libraries;
   const std::regex call(R"re(specd_library\(([^)]*)\))re");
-  for (const char* file : {"runtime/CMakeLists.txt", "calibrate/CMakeLists.txt", "analysis/CMakeLists.txt",
-                           "cli/CMakeLists.txt", "training/CMakeLists.txt"}) {
-    std::ifstream in(root / file);
+  for (const char* top : kSourceTops) {
+    std::ifstream in(root / top / "CMakeLists.txt");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (std::sregex_iterator it(text.begin(), text.end(), call), end; it != end; ++it) {
       std::istringstream words((*it)[1].str());

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Load generator for specd serve (or any OpenAI-compatible server): at each concurrency, that many
+// clients send completion requests back to back (a closed loop), each a workload prompt with the
+// method asked for in "speculative"; prints aggregate generated tokens/s, requests/s and p50/p99
+// latency per concurrency, as a table and as one JSON line each. No dependencies (Node's fetch).
+//
+//   scripts/serve_load.js --url http://127.0.0.1:8080 --prompts data/workloads/qa.jsonl
+//       [--clients 1,2,4,8] [--requests 16] [--max-tokens 64] [--method sd] [--allow-lossy]
+//       [--temperature 0] [--label NAME]
+//
+// --requests is per client. Every request must succeed (exit 1 otherwise, naming the first
+// failure); a greedy run also checks that every answer to a prompt is the same text.
+'use strict';
+const fs = require('fs');
+
+function usage(message) {
+  console.error(`serve_load: ${message}`);
+  process.exit(2);
+}
+
+const opts = { clients: '1,2,4,8', requests: '16', 'max-tokens': '64', temperature: '0' };
+for (let i = 2; i < process.argv.length; i++) {
+  const name = process.argv[i].replace(/^--/, '');
+  if (name === 'allow-lossy') opts[name] = true;
+  else if (i + 1 < process.argv.length) opts[name] = process.argv[++i];
+  else usage(`--${name} needs a value`);
+}
+if (!opts.url) usage('--url is required');
+if (!opts.prompts) usage('--prompts is required (a workload .jsonl file)');
+const clientCounts = opts.clients.split(',').map(Number);
+const perClient = Number(opts.requests);
+const maxTokens = Number(opts['max-tokens']);
+const temperature = Number(opts.temperature);
+if (clientCounts.some((c) => !(c >= 1)) || !(perClient >= 1) || !(maxTokens >= 1)) usage('--clients, --requests and --max-tokens must be positive');
+
+let prompts;
+try {
+  prompts = fs.readFileSync(opts.prompts, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
+    const item = JSON.parse(l);
+    return item.turns ? item.turns[0] : item.prompt;
+  });
+} catch (e) {
+  usage(`${opts.prompts}: ${e.message}`);
+}
+if (!prompts.length) usage(`${opts.prompts}: holds no prompts`);
+
+async function complete(prompt) {
+  const body = { prompt, max_tokens: maxTokens, temperature };
+  if (opts.method) body.speculative = { method: opts.method, allow_lossy: !!opts['allow-lossy'] };
+  const headers = { 'Content-Type': 'application/json' };
+  if (process.env.SPECD_API_KEY) headers.Authorization = `Bearer ${process.env.SPECD_API_KEY}`;
+  const start = performance.now();
+  const res = await fetch(`${opts.url}/v1/completions`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${json.error ? json.error.message : JSON.stringify(json)}`);
+  return { ms: performance.now() - start, tokens: json.usage.completion_tokens, text: json.choices[0].text, spec: json.speculative };
+}
+
+function percentile(sorted, q) {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+async function run(clients) {
+  const latencies = [];
+  let tokens = 0, accepted = 0, drafted = 0, steps = 0;
+  const texts = new Map();
+  const start = performance.now();
+  await Promise.all(Array.from({ length: clients }, async (_, c) => {
+    for (let r = 0; r < perClient; r++) {
+      const k = (c * perClient + r) % prompts.length;
+      const out = await complete(prompts[k]);
+      latencies.push(out.ms);
+      tokens += out.tokens;
+      if (out.spec) {
+        accepted += out.spec.accepted_tokens;
+        drafted += out.spec.draft_tokens;
+        steps += out.spec.steps;
+      }
+      if (temperature === 0) {
+        if (texts.has(k) && texts.get(k) !== out.text) throw new Error(`prompt ${k}: two greedy answers differ`);
+        texts.set(k, out.text);
+      }
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    label: opts.label || opts.method || 'default',
+    clients,
+    requests: latencies.length,
+    tokens,
+    seconds: Number(seconds.toFixed(3)),
+    tokens_per_s: Number((tokens / seconds).toFixed(1)),
+    requests_per_s: Number((latencies.length / seconds).toFixed(2)),
+    p50_ms: Number(percentile(latencies, 0.5).toFixed(1)),
+    p99_ms: Number(percentile(latencies, 0.99).toFixed(1)),
+    tokens_per_step: steps ? Number(((steps + accepted) / steps).toFixed(2)) : null,
+    acceptance: drafted ? Number((accepted / drafted).toFixed(3)) : null,
+  };
+}
+
+(async () => {
+  const rows = [];
+  for (const c of clientCounts) rows.push(await run(c));
+  console.log('| method | clients | requests | tokens/s | requests/s | p50 ms | p99 ms | tokens/step | acceptance |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows)
+    console.log(`| ${r.label} | ${r.clients} | ${r.requests} | ${r.tokens_per_s} | ${r.requests_per_s} | ${r.p50_ms} | ${r.p99_ms} | ` +
+                `${r.tokens_per_step ?? '-'} | ${r.acceptance ?? '-'} |`);
+  for (const r of rows) console.log(JSON.stringify(r));
+})().catch((e) => {
+  console.error(`serve_load: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,218 @@
+#include "serve/scheduler.h"
+
+#include <cstdio>
+
+#include "decode/speculative.h"
+#include "serve/output_text.h"
+#include "util/error.h"
+
+namespace specd::serve {
+namespace {
+
+double seconds_since(Job::Clock::time_point t) { return std::chrono::duration<double>(Job::Clock::now() - t).count(); }
+
+}  // namespace
+
+Job::Progress Job::take(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return !progress_.text.empty() || progress_.done; });
+  Progress copy = progress_;
+  progress_.text.clear();
+  return copy;
+}
+
+void Job::wait_started() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return progress_.started || progress_.done; });
+}
+
+struct Scheduler::Slot {
+  std::shared_ptr<Job> job;
+  std::unique_ptr<OutputText> text;
+  std::unique_ptr<SpeculativeSession> session;
+  SpeculativeMetrics metrics;
+  double queue_s = 0, first_token_s = 0;
+  bool prefilled = false;
+};
+
+Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
+    : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), metrics_(metrics) {
+  thread_ = std::thread([this] { run(); });
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+std::shared_ptr<Job> Scheduler::submit(RequestPlan plan) {
+  auto job = std::make_shared<Job>(std::move(plan));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (draining_) throw RequestError(503, "", "the server is shutting down", "server_error");
+    if (running_ + static_cast<int64_t>(queue_.size()) >= parallel_ + queue_limit_)
+      throw RequestError(429, "", "the server is busy: " + std::to_string(running_) + " requests running and " +
+                                      std::to_string(queue_.size()) + " waiting (specd serve --parallel, --queue)",
+                         "rate_limit_error");
+    queue_.push_back(job);
+    metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
+  }
+  wake_.notify_all();
+  return job;
+}
+
+void Scheduler::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  draining_ = true;
+  idle_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
+}
+
+int64_t Scheduler::running() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_;
+}
+
+int64_t Scheduler::waiting() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+// Moves queued jobs into free slots, each with its session; a job whose session cannot be built
+// (its KV cache past --max-memory) ends with that error.
+void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (queue_.empty() || static_cast<int>(slots.size()) >= parallel_) return;
+      job = queue_.front();
+      queue_.pop_front();
+      ++running_;
+    }
+    auto slot = std::make_unique<Slot>();
+    Slot* s = slot.get();
+    s->job = job;
+    s->queue_s = seconds_since(job->arrived);
+    RequestPlan& plan = job->plan;
+    s->metrics.method = plan.method;
+    s->metrics.lossless = plan.policy->lossless;
+    s->text = std::make_unique<OutputText>(*deployment_.tokenizer, plan.prompt, plan.stop);
+    SpeculativeOptions options = loop_options(*plan.policy, plan.generate);
+    options.record_steps = false;
+    options.root_entropy = false;
+    options.generate.on_token = [s](int32_t token) {
+      const std::string piece = s->text->push(token);
+      Job& j = *s->job;
+      std::lock_guard<std::mutex> lock(j.mutex_);
+      if (j.progress_.completion_tokens++ == 0) s->first_token_s = seconds_since(j.arrived);
+      j.progress_.text += piece;
+      if (!piece.empty()) j.changed_.notify_all();
+    };
+    options.on_step = [s](const DraftTree& tree, const AcceptResult& result, const float*, int64_t) { s->metrics.add_step(tree, result); };
+    try {
+      s->session = std::make_unique<SpeculativeSession>(*deployment_.target, *plan.policy->drafter, *plan.policy->acceptor, plan.prompt,
+                                                         std::move(options));
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(job->mutex_);
+      job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
+      job->progress_.error = e.what();
+      finish(*s, "error");
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(job->mutex_);
+      job->progress_.prompt_tokens = static_cast<int64_t>(plan.prompt.size());
+    }
+    slots.push_back(std::move(slot));
+  }
+}
+
+// Ends a slot's job: its last text, its metrics, the server's counters; wakes its handler.
+void Scheduler::finish(Slot& slot, const std::string& reason) {
+  Job& job = *slot.job;
+  FinishedRequest record;
+  {
+    std::lock_guard<std::mutex> lock(job.mutex_);
+    if (reason != "error" && reason != "cancelled") job.progress_.text += slot.text->finish();
+    job.progress_.started = job.progress_.done = true;
+    job.progress_.finish_reason = reason;
+    job.progress_.metrics = slot.metrics;
+    record.prompt_tokens = job.progress_.prompt_tokens;
+    record.completion_tokens = job.progress_.completion_tokens;
+  }
+  job.changed_.notify_all();
+  // The policy (drafter, acceptor, their KV caches) goes now, not when the handler lets go.
+  slot.session.reset();
+  job.plan.policy.reset();
+  record.speculative = slot.metrics;
+  record.finish_reason = reason;
+  record.latency_s = seconds_since(job.arrived);
+  record.first_token_s = slot.first_token_s;
+  record.queue_s = slot.queue_s;
+  if (reason == "error") metrics_.refused(job.progress_.error_status);
+  else metrics_.finished(record);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --running_;
+    metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
+  }
+  idle_.notify_all();
+}
+
+void Scheduler::run() {
+  std::vector<std::unique_ptr<Slot>> slots;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !slots.empty(); });
+      if (stopping_) break;
+    }
+    admit(slots);
+    // One step of every running request, in turn.
+    for (size_t i = 0; i < slots.size();) {
+      Slot& slot = *slots[i];
+      std::string reason;
+      if (slot.job->cancelled()) {
+        reason = "cancelled";
+      } else {
+        try {
+          const bool going = slot.session->step();
+          if (!slot.prefilled) {
+            slot.prefilled = true;
+            std::lock_guard<std::mutex> lock(slot.job->mutex_);
+            slot.job->progress_.started = true;
+            slot.job->changed_.notify_all();
+          }
+          if (slot.text->stopped()) reason = "stop";
+          else if (!going) reason = slot.session->output().stats.stopped ? "stop" : "length";
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(slot.job->mutex_);
+          slot.job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
+          slot.job->progress_.error = e.what();
+          reason = "error";
+        }
+      }
+      if (reason.empty()) {
+        ++i;
+        continue;
+      }
+      finish(slot, reason);
+      slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  for (auto& slot : slots) finish(*slot, "cancelled");
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& job : queue_) {
+    std::lock_guard<std::mutex> job_lock(job->mutex_);
+    job->progress_.started = job->progress_.done = true;
+    job->progress_.finish_reason = "cancelled";
+    job->changed_.notify_all();
+  }
+  queue_.clear();
+}
+
+}  // namespace specd::serve

@@ -1,0 +1,90 @@
+#pragma once
+// The decoding thread and its queue. Requests wait in a bounded queue (full: 429) for one of
+// `parallel` slots; the thread steps every slot's session in turn, so requests join and leave
+// between steps and a cancelled one (its client gone) frees its slot at the next step. One thread
+// runs every forward: the CPU kernels' spin pool is not shared between threads, and CSD's shared
+// correction memory is only ever touched here.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "serve/deployment.h"
+#include "serve/request_metrics.h"
+#include "serve/request_plan.h"
+#include "serve/server_metrics.h"
+
+namespace specd::serve {
+
+// One request's exchange between its HTTP handler and the decoding thread.
+class Job {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit Job(RequestPlan plan) : plan(std::move(plan)), arrived(Clock::now()) {}
+
+  RequestPlan plan;
+  const Clock::time_point arrived;
+
+  // What the handler sees; all under `mutex`.
+  struct Progress {
+    std::string text;            // released text not yet taken by take()
+    bool started = false;        // the prefill ran (the first token, or the end, is known)
+    bool done = false;
+    std::string finish_reason;   // stop, length, cancelled (when done)
+    int error_status = 0;        // non-zero: the request failed with this status
+    std::string error;
+    int64_t prompt_tokens = 0, completion_tokens = 0;
+    SpeculativeMetrics metrics;
+  };
+  // Waits until there is text to take, or the job is done, or `timeout` passes; returns a copy of
+  // the progress with the text moved out of it.
+  Progress take(std::chrono::milliseconds timeout);
+  // Waits until the job has started (or ended).
+  void wait_started();
+  // The client is gone: the decoding thread drops the request at its next step.
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  friend class Scheduler;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  Progress progress_;
+  std::atomic<bool> cancelled_{false};
+};
+
+class Scheduler {
+ public:
+  Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics);
+  ~Scheduler();  // stops the thread; requests still queued or running end as cancelled
+
+  // Queues a planned request. RequestError 429 when the queue is full, 503 once draining.
+  std::shared_ptr<Job> submit(RequestPlan plan);
+  // Refuses new requests and waits until every queued and running one has finished.
+  void drain();
+  int64_t running() const;
+  int64_t waiting() const;
+
+ private:
+  struct Slot;
+  void run();
+  void admit(std::vector<std::unique_ptr<Slot>>& slots);
+  void finish(Slot& slot, const std::string& reason);
+
+  const Deployment& deployment_;
+  const int parallel_, queue_limit_;
+  ServerMetrics& metrics_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  int64_t running_ = 0;
+  bool draining_ = false, stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace specd::serve

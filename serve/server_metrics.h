@@ -1,0 +1,58 @@
+#pragma once
+// The server's counters in Prometheus' text exposition format (GET /metrics). Speculation's
+// counters take vLLM's names (spec_decode_num_drafts, _num_draft_tokens, _num_accepted_tokens,
+// _num_accepted_tokens_per_pos) under specd's prefix, per method; specd adds the lossy counters
+// (rescued, relaxed tokens), request latency and time-to-first-token histograms, and the queue.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "serve/request_metrics.h"
+
+namespace specd::serve {
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+  void observe(double x);
+  // The metric's _bucket, _sum and _count lines.
+  std::string text(const std::string& name, const std::string& labels) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<int64_t> counts_;  // per bucket, not cumulative; the last is +Inf
+  double sum_ = 0;
+  int64_t count_ = 0;
+};
+
+struct FinishedRequest {
+  SpeculativeMetrics speculative;
+  std::string finish_reason;  // stop, length, cancelled
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  double latency_s = 0, first_token_s = 0, queue_s = 0;
+};
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+  void finished(const FinishedRequest& request);
+  void refused(int status);  // a request answered with an error status
+  void set_load(int64_t running, int64_t waiting);
+  std::string prometheus_text() const;
+
+ private:
+  struct MethodCounters {
+    int64_t drafts = 0, draft_tokens = 0, accepted_tokens = 0, rescued = 0, relaxed = 0, steps = 0;
+    std::vector<int64_t> accepted_at;
+  };
+  mutable std::mutex mutex_;
+  std::map<std::string, MethodCounters> methods_;
+  std::map<std::string, int64_t> finished_by_reason_;
+  std::map<int, int64_t> refused_by_status_;
+  int64_t prompt_tokens_ = 0, generation_tokens_ = 0, running_ = 0, waiting_ = 0;
+  Histogram latency_, first_token_, queue_time_;
+};
+
+}  // namespace specd::serve

@@ -1,0 +1,134 @@
+// The decoding thread: requests planned against the demo target decode, interleaved step by step,
+// to exactly what one-request decoding gives; the queue's bound is a 429.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "decode/autoregressive.h"
+#include "decode/text_stream.h"
+#include "model/llama_model.h"
+#include "serve/scheduler.h"
+
+using namespace specd;
+using namespace specd::serve;
+
+namespace {
+
+Deployment demo_deployment() {
+  const std::string dir = std::string(SPECD_SOURCE_DIR) + "/data/models/demo-target";
+  Deployment d;
+  d.model_id = "demo-target";
+  DeviceSpec device;
+  device.threads = 1;
+  d.target = LlamaModel::load(dir, device);
+  d.draft = LlamaModel::load(std::string(SPECD_SOURCE_DIR) + "/data/models/demo-draft", device);
+  d.tokenizer = std::make_shared<Tokenizer>(Tokenizer::from_file(dir + "/tokenizer.json"));
+  for (int64_t id : d.target->config().eos_token_ids) d.stop_tokens.push_back(static_cast<int32_t>(id));
+  for (const char* method : {"ar", "sd", "pld"}) {
+    ServedMethod served;
+    served.options.adaptive_budget = false;  // no cost curve to measure in a unit test
+    d.methods[method] = served;
+  }
+  return d;
+}
+
+CompletionRequest greedy(const std::string& prompt, const std::string& method, int64_t max_tokens) {
+  CompletionRequest r;
+  r.prompt = prompt;
+  r.max_tokens = max_tokens;
+  r.temperature = 0;
+  r.speculative.method = method;
+  return r;
+}
+
+// The whole text of a job.
+Job::Progress wait(Job& job) {
+  Job::Progress all = job.take(std::chrono::milliseconds(0));
+  while (!all.done) {
+    Job::Progress p = job.take(std::chrono::milliseconds(1000));
+    p.text = all.text + p.text;
+    all = p;
+  }
+  return all;
+}
+
+std::string ar_text(const Deployment& d, const std::string& prompt, int64_t max_tokens) {
+  const std::vector<int32_t> ids = d.tokenizer->encode(prompt, true);
+  GenerateOptions options;
+  options.max_new_tokens = max_tokens;
+  options.stop_tokens = d.stop_tokens;
+  const GenerateOutput out = generate_autoregressive(*d.target, ids, options);
+  TextStream stream(*d.tokenizer, ids);
+  std::string text;
+  for (int32_t t : out.tokens) text += stream.push(t);
+  return text + stream.finish();
+}
+
+}  // namespace
+
+TEST_CASE("requests decoded side by side give what each gives alone", "[serve]") {
+  const Deployment d = demo_deployment();
+  ServerMetrics metrics;
+  Scheduler scheduler(d, 3, 8, metrics);
+  const std::vector<std::string> prompts{"The history of", "def main():", "In the beginning"};
+  std::vector<std::shared_ptr<Job>> jobs;
+  for (size_t i = 0; i < 6; ++i)
+    jobs.push_back(scheduler.submit(plan_request(d, greedy(prompts[i % 3], i < 3 ? "sd" : "pld", 20))));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job::Progress p = wait(*jobs[i]);
+    INFO(i);
+    CHECK(p.error_status == 0);
+    CHECK(p.text == ar_text(d, prompts[i % 3], 20));
+    CHECK(p.finish_reason == "length");
+    CHECK(p.completion_tokens == 20);
+    CHECK(p.metrics.method == (i < 3 ? "sd" : "pld"));
+    CHECK(p.metrics.steps >= 1);
+  }
+  scheduler.drain();
+  CHECK(scheduler.running() == 0);
+  CHECK(scheduler.waiting() == 0);
+}
+
+TEST_CASE("a full queue refuses with 429 and a draining scheduler with 503", "[serve]") {
+  const Deployment d = demo_deployment();
+  ServerMetrics metrics;
+  Scheduler scheduler(d, 1, 0, metrics);
+  std::shared_ptr<Job> first = scheduler.submit(plan_request(d, greedy("The history of", "ar", 200)));
+  try {
+    scheduler.submit(plan_request(d, greedy("The history of", "ar", 4)));
+    // The first may have finished already on a fast machine; then the second was taken.
+    CHECK(wait(*first).done);
+  } catch (const RequestError& e) {
+    CHECK(e.status == 429);
+  }
+  scheduler.drain();
+  try {
+    scheduler.submit(plan_request(d, greedy("x", "ar", 4)));
+    FAIL("a draining scheduler took a request");
+  } catch (const RequestError& e) {
+    CHECK(e.status == 503);
+  }
+}
+
+TEST_CASE("a request's plan refuses what the deployment cannot serve, naming the field", "[serve]") {
+  const Deployment d = demo_deployment();
+  const auto status_of = [&](const CompletionRequest& r) {
+    try {
+      plan_request(d, r);
+    } catch (const RequestError& e) {
+      return std::make_pair(e.status, e.param);
+    }
+    return std::make_pair(0, std::string());
+  };
+  CHECK(status_of(greedy("x", "csd", 4)) == std::make_pair(400, std::string("speculative.method")));
+  CHECK(status_of(greedy("x", "sd", d.max_tokens + 1)) == std::make_pair(400, std::string("max_tokens")));
+  CompletionRequest other_model = greedy("x", "sd", 4);
+  other_model.model = "gpt-4";
+  CHECK(status_of(other_model).first == 404);
+  CompletionRequest long_prompt = greedy("", "ar", 4);
+  long_prompt.prompt_tokens.assign(static_cast<size_t>(d.target->context_length()), 5);
+  CHECK(status_of(long_prompt) == std::make_pair(400, std::string("prompt")));
+  CompletionRequest bad_id = greedy("", "ar", 4);
+  bad_id.prompt_tokens = {1, 1 << 30};
+  CHECK(status_of(bad_id) == std::make_pair(400, std::string("prompt")));
+}
