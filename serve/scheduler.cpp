@@ -1,8 +1,10 @@
 #include "serve/scheduler.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "decode/speculative.h"
+#include "model/llama_model.h"
 #include "serve/output_text.h"
 #include "util/error.h"
 
@@ -117,9 +119,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
       s->session = std::make_unique<SpeculativeSession>(*deployment_.target, *plan.policy->drafter, *plan.policy->acceptor, plan.prompt,
                                                          std::move(options));
     } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(job->mutex_);
-      job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
-      job->progress_.error = e.what();
+      fail(*s, e);
       finish(*s, "error");
       continue;
     }
@@ -129,6 +129,13 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     }
     slots.push_back(std::move(slot));
   }
+}
+
+// Records why a slot's request failed: an InputError is the request's (400), anything else ours.
+void Scheduler::fail(Slot& slot, const std::exception& e) {
+  std::lock_guard<std::mutex> lock(slot.job->mutex_);
+  slot.job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
+  slot.job->progress_.error = e.what();
 }
 
 // Ends a slot's job: its last text, its metrics, the server's counters; wakes its handler.
@@ -172,36 +179,81 @@ void Scheduler::run() {
       if (stopping_) break;
     }
     admit(slots);
-    // One step of every running request, in turn.
+    // Every running request's step in one forward: each drafts (a newcomer: its prefill), knowing
+    // the rows and expected tokens the requests before it put in the batch and that those after
+    // it will put in at least one row and one token each (DraftBudget::BatchLoad).
+    std::vector<Slot*> batch;
+    std::vector<KvCache*> caches;
+    std::vector<const ForwardRequest*> requests;
+    BatchLoad load;
     for (size_t i = 0; i < slots.size();) {
       Slot& slot = *slots[i];
-      std::string reason;
+      std::string failed;
       if (slot.job->cancelled()) {
-        reason = "cancelled";
+        failed = "cancelled";
       } else {
+        const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
+        slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
         try {
-          const bool going = slot.session->step();
-          if (!slot.prefilled) {
-            slot.prefilled = true;
-            std::lock_guard<std::mutex> lock(slot.job->mutex_);
-            slot.job->progress_.started = true;
-            slot.job->changed_.notify_all();
-          }
-          if (slot.text->stopped()) reason = "stop";
-          else if (!going) reason = slot.session->output().stats.stopped ? "stop" : "length";
+          const ForwardRequest* request = slot.session->prepare();
+          if (!request) throw std::logic_error("a finished session was left in its slot");
+          batch.push_back(&slot);
+          caches.push_back(&slot.session->cache());
+          requests.push_back(request);
+          load.rows += static_cast<int32_t>(request->tokens.size());
+          load.tokens += slot.session->expected_tokens();
+          load.draft_ms += slot.session->draft_ms();
         } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lock(slot.job->mutex_);
-          slot.job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
-          slot.job->progress_.error = e.what();
-          reason = "error";
+          fail(slot, e);
+          failed = "error";
         }
       }
-      if (reason.empty()) {
+      if (failed.empty()) {
         ++i;
+      } else {
+        finish(slot, failed);
+        slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    if (batch.empty()) continue;
+    std::vector<ForwardResult> results;
+    const auto start = Job::Clock::now();
+    try {
+      results = deployment_.target->forward_batch(caches, requests);
+    } catch (const std::exception& e) {
+      for (Slot* slot : batch) fail(*slot, e);
+    }
+    const double forward_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
+    std::vector<std::string> reasons(batch.size());
+    for (size_t b = 0; b < batch.size(); ++b) {
+      Slot& slot = *batch[b];
+      if (results.empty()) {
+        reasons[b] = "error";
         continue;
       }
-      finish(slot, reason);
-      slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+      try {
+        slot.session->complete(std::move(results[b]), forward_ms, load.rows);
+        if (!slot.prefilled) {
+          slot.prefilled = true;
+          std::lock_guard<std::mutex> lock(slot.job->mutex_);
+          slot.job->progress_.started = true;
+          slot.job->changed_.notify_all();
+        }
+        if (slot.text->stopped()) reasons[b] = "stop";
+        else if (slot.session->finished()) reasons[b] = slot.session->output().stats.stopped ? "stop" : "length";
+      } catch (const std::exception& e) {
+        fail(slot, e);
+        reasons[b] = "error";
+      }
+    }
+    for (size_t b = 0; b < batch.size(); ++b) {
+      if (reasons[b].empty()) continue;
+      finish(*batch[b], reasons[b]);
+      for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i].get() == batch[b]) {
+          slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
     }
   }
   for (auto& slot : slots) finish(*slot, "cancelled");

@@ -1,9 +1,12 @@
 #pragma once
 // The decoding thread and its queue. Requests wait in a bounded queue (full: 429) for one of
-// `parallel` slots; the thread steps every slot's session in turn, so requests join and leave
-// between steps and a cancelled one (its client gone) frees its slot at the next step. One thread
-// runs every forward: the CPU kernels' spin pool is not shared between threads, and CSD's shared
-// correction memory is only ever touched here.
+// `parallel` slots. Each step of the thread is one batched forward of every running request
+// (LlamaModel::forward_batch: a newcomer's prefill, the others' draft trees, their rows through
+// the weights together, attention per request), so requests join and leave between steps, a
+// cancelled one (its client gone) frees its slot at the next step, and each request's draft
+// budget weighs what the batch's other rows cost (DraftBudget::BatchLoad). One thread runs every
+// forward: the CPU kernels' spin pool is not shared between threads, and CSD's shared correction
+// memory is only ever touched here.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -74,6 +77,7 @@ class Scheduler {
   struct Slot;
   void run();
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
+  void fail(Slot& slot, const std::exception& e);
   void finish(Slot& slot, const std::string& reason);
 
   const Deployment& deployment_;

@@ -120,17 +120,18 @@ ForwardRequest verify_request(const DraftTree& tree, int64_t base, const Drafter
   return verify;
 }
 
-// The times of one step's stages.
+// The times of one step's stages, in ms.
 struct StepTimes {
-  Clock::time_point start, drafted, verified, accepted;
+  double draft = 0, verify = 0, accept = 0;
 };
 
-// Feeds the cost-aware budget one step: the forward's cost per node, the draft's (unless the time
-// was mostly a draft model catching up with the text) and how deep the draft was accepted.
+// Feeds the cost-aware budget one step: the forward's cost (of all the rows it ran, the step's
+// and, batched, other requests'), the draft's (unless the time was mostly a draft model catching
+// up with the text) and how deep the draft was accepted.
 void observe_step(DraftBudget& budget, const Drafter& drafter, int32_t proposal_class, const DraftTree& tree, int32_t drafted,
-                  const AcceptResult& result, const StepTimes& t) {
-  budget.observe_cost(tree.size(), ms_between(t.drafted, t.verified));
-  if (drafter.last_catch_up() <= drafted) budget.observe_draft_cost(proposal_class, tree.size() - 1, ms_between(t.start, t.drafted));
+                  const AcceptResult& result, const StepTimes& t, int32_t forward_rows) {
+  budget.observe_cost(forward_rows, t.verify);
+  if (drafter.last_catch_up() <= drafted) budget.observe_draft_cost(proposal_class, tree.size() - 1, t.draft);
   const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
   budget.observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
 }
@@ -142,9 +143,9 @@ void fill_record(StepTrace& record, const DraftTree& tree, AcceptResult& result,
   record.accepted_length = static_cast<int32_t>(result.path.size()) - 1;
   record.accepted_sources = accepted_sources(tree, result);
   if (root_entropy) record.root_entropy = softmax_entropy(root_logits, vocab);
-  record.draft_ms = ms_between(t.start, t.drafted);
-  record.verify_ms = ms_between(t.drafted, t.verified);
-  record.accept_ms = ms_between(t.verified, t.accepted);
+  record.draft_ms = t.draft;
+  record.verify_ms = t.verify;
+  record.accept_ms = t.accept;
   record.lossless = result.lossless;
   record.rescued = result.count(NodeVerdict::Rescued);
   record.relaxed = result.count(NodeVerdict::Relaxed);
@@ -200,82 +201,120 @@ SpeculativeSession::SpeculativeSession(const LlamaModel& target, Drafter& drafte
 
 SpeculativeSession::~SpeculativeSession() = default;
 
-bool SpeculativeSession::step() {
-  if (!going_) return false;
-  if (!started_) {
-    started_ = true;
-    prefill();
-  } else {
-    decode_step();
-  }
-  return going_;
-}
-
-// The prompt in one forward; the drafter sees the rows it asked for.
-void SpeculativeSession::prefill() {
-  const auto start = Clock::now();
-  const DrafterNeeds needs = drafter_.needs();
-  int64_t observed_rows = 0;
-  const ForwardResult prefilled = target_.forward(cache_, prefill_request(needs, prompt_, observed_rows));
-  const FloatRows& prefill_logits = prefilled.logits;
-  const float* first = prefill_logits.row(prefill_logits.rows - 1);
-  out_.stats.prefill_ms = ms_between(start, Clock::now());
-  decode_start_ = Clock::now();
-  drafter_.begin(prompt_, options_.generate.sampling.seed);
-  if (needs.prefill) observe_prefill(drafter_, needs, prefilled, static_cast<int64_t>(prompt_.size()), observed_rows);
-  if (options_.budget) options_.budget->reset();
-  // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
-  root_entropy_normalized_ = options_.pruner ? normalized_entropy(first, vocab_) : 0.0;
-  going_ = (*emit_)(sampler_.sample(first, vocab_));
-  committed_ = prompt_;
-}
-
-// Draft, prune, verify in one forward, accept, keep the path's KV rows, emit.
-void SpeculativeSession::decode_step() {
-  const DrafterNeeds needs = drafter_.needs();
+// What a step has done between prepare() and complete().
+struct SpeculativeSession::Pending {
+  ForwardRequest forward;
+  bool prefill = false;
+  int64_t observed_rows = 0;  // prefill: the prompt rows the drafter observes
+  // A decode step's draft:
+  DraftTree tree{0};
   StepTrace record;
-  if (options_.record_steps) record.drafter = drafter_.name();
-  const int32_t root = out_.tokens.back();
-  const int64_t base = cache_.length();
-  const DraftRequest request = draft_request(committed_, root, options_, drafter_, budget_ - static_cast<int64_t>(out_.tokens.size()),
-                                             target_.context_length() - 1 - base);
-  StepTimes t;
-  t.start = Clock::now();
-  DraftTree tree = drafter_.propose(request);
-  check_limits(tree, request, vocab_);
-  const int32_t proposal_class = drafter_.proposal_class();
-  const int32_t drafted = tree.size() - 1;
-  if (options_.pruner) {
-    tree = options_.pruner->prune(tree, PruneContext{root_entropy_normalized_});
-    tree.check();
-    if (tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
-    record.pruned = drafted - (tree.size() - 1);
-    record.detail.pruning = PruningDetail{options_.pruner->name(), root_entropy_normalized_, drafted, tree.size() - 1};
+  StepTimes times;
+  int32_t proposal_class = 0, drafted = 0;
+  int64_t base = 0;
+  double expected_tokens = 1;
+};
+
+const ForwardRequest* SpeculativeSession::prepare() {
+  if (!going_) return nullptr;
+  if (pending_) throw std::logic_error("SpeculativeSession: prepare() twice without complete()");
+  pending_ = std::make_unique<Pending>();
+  Pending& p = *pending_;
+  const DrafterNeeds needs = drafter_.needs();
+  if (!started_) {
+    p.prefill = true;
+    p.forward = prefill_request(needs, prompt_, p.observed_rows);
+    return &p.forward;
   }
-  t.drafted = Clock::now();
-  const ForwardResult verified = target_.forward(cache_, verify_request(tree, base, needs));
-  const float* logits = verified.logits.data();
-  t.verified = Clock::now();
-  AcceptResult result = acceptor_.accept(tree, logits, vocab_, sampler_);
-  cache_.commit_path(base, std::vector<int64_t>(result.path.begin(), result.path.end()));
-  t.accepted = Clock::now();
+  // Draft and prune; the tree is verified by the forward the caller runs.
+  if (options_.record_steps) p.record.drafter = drafter_.name();
+  const int32_t root = out_.tokens.back();
+  p.base = cache_.length();
+  const DraftRequest request = draft_request(committed_, root, options_, drafter_, budget_ - static_cast<int64_t>(out_.tokens.size()),
+                                             target_.context_length() - 1 - p.base);
+  const auto start = Clock::now();
+  p.tree = drafter_.propose(request);
+  check_limits(p.tree, request, vocab_);
+  p.proposal_class = drafter_.proposal_class();
+  p.drafted = p.tree.size() - 1;
+  if (options_.pruner) {
+    p.tree = options_.pruner->prune(p.tree, PruneContext{root_entropy_normalized_});
+    p.tree.check();
+    if (p.tree.tokens[0] != root) throw std::logic_error("pruner changed the root token");
+    p.record.pruned = p.drafted - (p.tree.size() - 1);
+    p.record.detail.pruning = PruningDetail{options_.pruner->name(), root_entropy_normalized_, p.drafted, p.tree.size() - 1};
+  }
+  p.times.draft = ms_between(start, Clock::now());
+  if (options_.budget)
+    p.expected_tokens = options_.budget->expected_tokens(p.proposal_class, p.tree.size() - 1,
+                                                         *std::max_element(p.tree.depths.begin(), p.tree.depths.end()));
+  p.forward = verify_request(p.tree, p.base, needs);
+  return &p.forward;
+}
+
+double SpeculativeSession::expected_tokens() const { return pending_ ? pending_->expected_tokens : 1.0; }
+
+double SpeculativeSession::draft_ms() const { return pending_ ? pending_->times.draft : 0.0; }
+
+void SpeculativeSession::set_batch_load(const BatchLoad& load) {
+  if (options_.budget) options_.budget->set_batch_load(load);
+}
+
+void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32_t forward_rows) {
+  if (!pending_) throw std::logic_error("SpeculativeSession: complete() without prepare()");
+  const std::unique_ptr<Pending> pending = std::move(pending_);
+  Pending& p = *pending;
+  const DrafterNeeds needs = drafter_.needs();
+  if (p.prefill) {
+    // The drafter sees the prompt rows it asked for; the first token comes from the last row.
+    started_ = true;
+    const float* first = result.logits.row(result.logits.rows - 1);
+    out_.stats.prefill_ms = forward_ms;
+    decode_start_ = Clock::now();
+    drafter_.begin(prompt_, options_.generate.sampling.seed);
+    if (needs.prefill) observe_prefill(drafter_, needs, result, static_cast<int64_t>(prompt_.size()), p.observed_rows);
+    if (options_.budget) options_.budget->reset();
+    // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
+    root_entropy_normalized_ = options_.pruner ? normalized_entropy(first, vocab_) : 0.0;
+    going_ = (*emit_)(sampler_.sample(first, vocab_));
+    committed_ = prompt_;
+    return;
+  }
+  // Accept, keep the path's KV rows, emit.
+  const DraftTree& tree = p.tree;
+  p.times.verify = forward_ms;
+  const auto accept_start = Clock::now();
+  const float* logits = result.logits.data();
+  AcceptResult accepted = acceptor_.accept(tree, logits, vocab_, sampler_);
+  cache_.commit_path(p.base, std::vector<int64_t>(accepted.path.begin(), accepted.path.end()));
+  p.times.accept = ms_between(accept_start, Clock::now());
 
   std::vector<int32_t> committed_now;
-  for (int32_t node : result.path) committed_now.push_back(tree.tokens[node]);
+  for (int32_t node : accepted.path) committed_now.push_back(tree.tokens[node]);
   committed_.insert(committed_.end(), committed_now.begin(), committed_now.end());
-  if (options_.on_step) options_.on_step(tree, result, logits, vocab_);
+  if (options_.on_step) options_.on_step(tree, accepted, logits, vocab_);
   if (options_.pruner)  // the next root is drawn from the row of the last accepted node
-    root_entropy_normalized_ = normalized_entropy(logits + static_cast<int64_t>(result.path.back()) * vocab_, vocab_);
-  drafter_.observe(StepFeedback{tree, result, committed_now, target_outputs(needs, verified.logits, verified.hidden, result.path)});
-  if (options_.budget) observe_step(*options_.budget, drafter_, proposal_class, tree, drafted, result, t);
+    root_entropy_normalized_ = normalized_entropy(logits + static_cast<int64_t>(accepted.path.back()) * vocab_, vocab_);
+  drafter_.observe(StepFeedback{tree, accepted, committed_now, target_outputs(needs, result.logits, result.hidden, accepted.path)});
+  if (options_.budget) observe_step(*options_.budget, drafter_, p.proposal_class, tree, p.drafted, accepted, p.times, forward_rows);
   if (options_.record_steps) {
-    record.detail.drafting = drafter_.step_detail();
-    fill_record(record, tree, result, t, logits, vocab_, options_.root_entropy);
-    out_.steps.push_back(std::move(record));
+    p.record.detail.drafting = drafter_.step_detail();
+    fill_record(p.record, tree, accepted, p.times, logits, vocab_, options_.root_entropy);
+    out_.steps.push_back(std::move(p.record));
   }
 
-  for (size_t i = 1; i < result.path.size() && going_; ++i) going_ = (*emit_)(tree.tokens[result.path[i]]);
-  if (going_) going_ = (*emit_)(result.next_token);
+  for (size_t i = 1; i < accepted.path.size() && going_; ++i) going_ = (*emit_)(tree.tokens[accepted.path[i]]);
+  if (going_) going_ = (*emit_)(accepted.next_token);
+}
+
+bool SpeculativeSession::step() {
+  const ForwardRequest* request = prepare();
+  if (!request) return false;
+  const int32_t rows = static_cast<int32_t>(request->tokens.size());
+  const auto start = Clock::now();
+  ForwardResult result = target_.forward(cache_, *request);
+  complete(std::move(result), ms_between(start, Clock::now()), rows);
+  return going_;
 }
 
 SpeculativeOutput SpeculativeSession::finish() {

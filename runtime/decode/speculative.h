@@ -12,6 +12,7 @@
 
 #include "decode/autoregressive.h"
 #include "model/kv_cache.h"
+#include "model/llama_model.h"
 #include "sampling/sampler.h"
 #include "speculative/acceptor.h"
 #include "speculative/draft_budget.h"
@@ -64,6 +65,21 @@ class SpeculativeSession {
   // step's tokens through on_token. False once the request has ended (stop token or budget).
   bool step();
   bool finished() const { return !going_; }
+
+  // step() in two halves, so that a server can run many sessions' forwards as one batch
+  // (LlamaModel::forward_batch): prepare() drafts (on the first call: nothing) and returns the
+  // forward this step needs on cache(), or null once finished; complete() takes that forward's
+  // result, with its time and the rows it ran (the whole batch's), accepts and emits.
+  const ForwardRequest* prepare();
+  void complete(ForwardResult result, double forward_ms, int32_t forward_rows);
+  KvCache& cache() { return cache_; }
+  // The prepared step's expected committed tokens (the draft budget's estimate; 1 without one) and
+  // its drafting time: what the batch's other requests' budgets weigh (DraftBudget::BatchLoad).
+  double expected_tokens() const;
+  double draft_ms() const;
+  // What the other requests of the next batched step put in it (no effect without a draft budget).
+  void set_batch_load(const BatchLoad& load);
+
   // The tokens and step records so far.
   const SpeculativeOutput& output() const { return out_; }
   // The output with its decode time; the session is spent.
@@ -71,8 +87,7 @@ class SpeculativeSession {
 
  private:
   struct Emitter;
-  void prefill();
-  void decode_step();
+  struct Pending;
 
   const LlamaModel& target_;
   Drafter& drafter_;
@@ -84,6 +99,7 @@ class SpeculativeSession {
   KvCache cache_;
   SpeculativeOutput out_;
   std::unique_ptr<Emitter> emit_;
+  std::unique_ptr<Pending> pending_;  // between prepare() and complete()
   bool started_ = false, going_ = true;
   std::chrono::steady_clock::time_point decode_start_;
   double root_entropy_normalized_ = 0;

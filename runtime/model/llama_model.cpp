@@ -105,7 +105,7 @@ void plan_visibility(const ForwardRequest& request, ForwardPlan& plan) {
 
 }  // namespace
 
-ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request) const {
+ForwardPlan LlamaModel::plan_forward(const KvCache& cache, const ForwardRequest& request) const {
   ForwardPlan plan;
   plan.n = static_cast<int64_t>(request.tokens.size());
   plan.past = cache.length();
@@ -129,10 +129,27 @@ ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request)
       plan.rope_cos.push_back(static_cast<float>(std::cos(angle)));
       plan.rope_sin.push_back(static_cast<float>(std::sin(angle)));
     }
+  return plan;
+}
 
+ForwardResult LlamaModel::forward(KvCache& cache, const ForwardRequest& request) const {
+  const ForwardPlan plan = plan_forward(cache, request);
   ForwardResult result = backend_->forward(cache, request, plan);
-  cache.advance(n);
+  cache.advance(plan.n);
   return result;
+}
+
+std::vector<ForwardResult> LlamaModel::forward_batch(const std::vector<KvCache*>& caches,
+                                                     const std::vector<const ForwardRequest*>& requests) const {
+  if (caches.size() != requests.size()) throw std::logic_error("LlamaModel::forward_batch: one cache per request");
+  for (size_t i = 0; i < caches.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (&caches[i]->storage() == &caches[j]->storage()) throw std::logic_error("LlamaModel::forward_batch: a cache twice in one batch");
+  std::vector<ForwardPlan> plans;
+  for (size_t i = 0; i < caches.size(); ++i) plans.push_back(plan_forward(*caches[i], *requests[i]));
+  std::vector<ForwardResult> results = backend_->forward_batch(caches, requests, plans);
+  for (size_t i = 0; i < caches.size(); ++i) caches[i]->advance(plans[i].n);
+  return results;
 }
 
 }  // namespace specd

@@ -57,6 +57,7 @@ struct ForwardResult {
 };
 
 class ModelBackend;
+struct ForwardPlan;
 
 class LlamaModel {
  public:
@@ -86,6 +87,10 @@ class LlamaModel {
   // Runs the new tokens on top of the cache, writes their keys and values at
   // [cache.length(), cache.length() + n) and advances the cache by n.
   ForwardResult forward(KvCache& cache, const ForwardRequest& request) const;
+  // Several requests in one forward, each on its own cache (no cache twice): on the CPU kernels
+  // their rows go through the weights together, which a memory-bound decode reads once for all
+  // of them; each result equals that request's forward() alone, bit for bit.
+  std::vector<ForwardResult> forward_batch(const std::vector<KvCache*>& caches, const std::vector<const ForwardRequest*>& requests) const;
 
   // True when forward runs on specd's CPU kernels, false for the ATen forward.
   bool uses_cpu_kernels() const;
@@ -109,6 +114,8 @@ class LlamaModel {
   FloatRows logits_from_hidden(const float* hidden, int64_t rows) const;
 
  private:
+  // Validates a request against the cache and fills in its positions, visibility and RoPE angles.
+  ForwardPlan plan_forward(const KvCache& cache, const ForwardRequest& request) const;
   LlamaModel(std::string dir, ModelConfig config, std::unique_ptr<ModelBackend> backend, KvType kv_type);
 
   std::string dir_;

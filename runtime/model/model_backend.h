@@ -38,6 +38,14 @@ class ModelBackend {
   virtual int64_t kv_bytes(int64_t rows, KvType type) const = 0;
   // Writes the new rows at [cache.length(), + n); the model advances the cache after.
   virtual ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const = 0;
+  // Several requests, each on its own cache (LlamaModel::forward_batch). This default runs them
+  // one after another; the CPU kernels stack their rows through the weights in one pass.
+  virtual std::vector<ForwardResult> forward_batch(const std::vector<KvCache*>& caches, const std::vector<const ForwardRequest*>& requests,
+                                                   const std::vector<ForwardPlan>& plans) const {
+    std::vector<ForwardResult> results;
+    for (size_t i = 0; i < caches.size(); ++i) results.push_back(forward(*caches[i], *requests[i], plans[i]));
+    return results;
+  }
   virtual void embedding_row(int32_t token, float* out) const = 0;
   // See LlamaModel::logits_from_hidden.
   virtual FloatRows logits_from_hidden(const float* hidden, int64_t rows) const = 0;

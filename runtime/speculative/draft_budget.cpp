@@ -48,11 +48,24 @@ Acceptance DraftBudget::acceptance(int32_t cls) const {
                     (counts.next_accepted + w * prior) / (counts.next_tried + w)};
 }
 
-double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
-  if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
+namespace {
+
+double expected_committed(int32_t k, Acceptance a, int32_t max_depth) {
   double expected = 1, reach = a.first;  // reach: the chance that level i is accepted
   for (int32_t i = 1; i <= std::min(k, max_depth); ++i, reach *= a.next) expected += reach;
-  return expected / (cost_ms(k + 1) + k * draft_ms_per_node);
+  return expected;
+}
+
+}  // namespace
+
+double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) const {
+  return expected_committed(k, acceptance(cls), max_depth);
+}
+
+double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
+  if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
+  return (load_.tokens + expected_committed(k, a, max_depth)) /
+         (cost_ms(load_.rows + k + 1) + load_.draft_ms + k * draft_ms_per_node);
 }
 
 void DraftBudget::observe_cost(int32_t n, double ms) {

@@ -71,6 +71,19 @@ struct DraftBudgetOptions {
   double probe_max_draft_share = 0.1;  // cheap: c below this share of t(1)
 };
 
+// What the other requests of a batched step (a server's, LlamaModel::forward_batch) put in it:
+// their rows, the tokens they are expected to commit and their drafting time. With a load, the
+// budget maximises the batch's committed tokens per millisecond instead of the request's own,
+//     (tokens + E(k)) / (t(rows + k + 1) + draft_ms + k * c),
+// so a request drafts only where its extra rows pay at the batch's size: on a memory-bound target
+// extra rows in a small batch are nearly free, in a large one they cost what the others commit.
+// The default (no load) is the single-request rate above.
+struct BatchLoad {
+  int32_t rows = 0;
+  double tokens = 0;
+  double draft_ms = 0;
+};
+
 class DraftBudget {
  public:
   DraftBudget(CostCurve target_cost, DraftBudgetOptions options = {});
@@ -94,7 +107,12 @@ class DraftBudget {
   void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
 
   Acceptance acceptance(int32_t cls = 0) const;  // the current estimates for a class
-  // Expected committed tokens per millisecond with k drafted nodes.
+  // The next steps' batch load (until set again); reset() keeps it.
+  void set_batch_load(const BatchLoad& load) { load_ = load; }
+  // Committed tokens a step of k drafted nodes of class `cls` is expected to give (the root's
+  // token included).
+  double expected_tokens(int32_t cls, int32_t k, int32_t max_depth = INT32_MAX) const;
+  // Expected committed tokens per millisecond with k drafted nodes (the batch's, under a load).
   double rate(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX, double draft_ms_per_node = -1) const;
   double rate(int32_t k, double a) const { return rate(k, Acceptance{a, a}); }
   const CostCurve& cost() const { return cost_; }
@@ -111,6 +129,7 @@ class DraftBudget {
   std::map<int32_t, Counts> classes_;
   int64_t step_ = 0;  // steps observed since reset()
   std::vector<double> observed_ms_;  // index n: running mean of verify times, 0 if none yet
+  BatchLoad load_;
 };
 
 }  // namespace specd

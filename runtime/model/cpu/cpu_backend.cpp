@@ -8,6 +8,12 @@
 namespace specd {
 namespace {
 
+CpuKvStorage* rows_of(KvCache& cache) {
+  auto* rows = dynamic_cast<CpuKvStorage*>(&cache.storage());
+  if (rows == nullptr) throw std::logic_error("CPU kernels: a KV cache made by another backend");
+  return rows;
+}
+
 class CpuBackend final : public ModelBackend {
  public:
   CpuBackend(const ModelConfig& cfg, CpuWeights weights, int threads)
@@ -24,9 +30,14 @@ class CpuBackend final : public ModelBackend {
   }
 
   ForwardResult forward(KvCache& cache, const ForwardRequest& request, const ForwardPlan& plan) const override {
-    auto* rows = dynamic_cast<CpuKvStorage*>(&cache.storage());
-    if (rows == nullptr) throw std::logic_error("CPU kernels: a KV cache made by another backend");
-    return forward_cpu_kernels(cfg_, weights_, *rows, request, plan, threads_);
+    return std::move(forward_cpu_kernels(cfg_, weights_, {CpuForwardPart{rows_of(cache), &request, &plan}}, threads_).front());
+  }
+
+  std::vector<ForwardResult> forward_batch(const std::vector<KvCache*>& caches, const std::vector<const ForwardRequest*>& requests,
+                                           const std::vector<ForwardPlan>& plans) const override {
+    std::vector<CpuForwardPart> batch;
+    for (size_t i = 0; i < caches.size(); ++i) batch.push_back(CpuForwardPart{rows_of(*caches[i]), requests[i], &plans[i]});
+    return forward_cpu_kernels(cfg_, weights_, batch, threads_);
   }
 
   FloatRows logits_from_hidden(const float* hidden, int64_t rows) const override {

@@ -47,8 +47,8 @@ struct SeenRows {
 
 // Scratch buffers reused across calls so that a decoding step allocates nothing.
 struct Workspace {
-  std::vector<float> x, normed, qkv, attended, gate_up, act, scores;
-  SeenRows seen;
+  std::vector<float> x, normed, qkv, attended, gate_up, act, scores, gathered;
+  std::vector<SeenRows> seen;  // per request of the batch
 };
 
 Workspace& workspace() {
@@ -150,18 +150,20 @@ void attend_batched(const AttentionShape& s, const float* qkv, const E* keys, co
   });
 }
 
-// Layer l's attention: rotates the new tokens' queries and keys, writes their keys and values to
-// the cache (rounded to E) and the key tiles, and attends into ws.attended.
+// Layer l's attention for one request of the batch: rotates its new tokens' queries and keys in
+// `qkv` (its rows), writes their keys and values to its cache (rounded to E) and the key tiles, and
+// attends into `attended` (its rows).
 template <class E>
-void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, Workspace& ws, bool batched,
-                     int64_t tiles_from, const float* rope_cos, const float* rope_sin, int threads) {
+void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, float* qkv, float* attended, const SeenRows& seen,
+                     std::vector<float>& scratch, bool batched, int64_t tiles_from, const float* rope_cos, const float* rope_sin,
+                     int threads) {
   E* keys = cache.keys<E>(l);
   E* values = cache.values<E>(l);
   E* tiles = batched ? cache.key_tiles<E>(l) : nullptr;
   const int64_t half = s.head_dim / 2;
   cpu::parallel_rows(s.n, threads, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
-      float* row = &ws.qkv[i * s.qkv_width];
+      float* row = qkv + i * s.qkv_width;
       rotate_heads(row, s.heads + s.kv_heads, s.head_dim, rope_cos + i * half, rope_sin + i * half);
       for (int64_t g = 0; g < s.kv_heads; ++g) {
         const int64_t slot = (g * s.capacity + s.past + i) * s.head_dim;
@@ -174,9 +176,9 @@ void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, Wo
     for (int64_t g = 0; g < s.kv_heads; ++g)
       cpu::write_key_tiles(keys + g * s.capacity * s.head_dim, s.head_dim, tiles_from, s.past + s.n,
                            tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim));
-    attend_batched(s, ws.qkv.data(), keys, values, tiles, ws.seen, ws.attended.data(), ws.scores, threads);
+    attend_batched(s, qkv, keys, values, tiles, seen, attended, scratch, threads);
   } else {
-    attend(s, ws.qkv.data(), keys, values, ws.seen, ws.attended.data(), ws.scores, threads);
+    attend(s, qkv, keys, values, seen, attended, scratch, threads);
   }
 }
 
@@ -190,20 +192,20 @@ FloatRows output_logits(const ModelConfig& cfg, const CpuWeights& weights, const
   return logits;
 }
 
-FloatRows copy_rows(const std::vector<float>& x, int64_t rows, int64_t width) {
-  FloatRows copy(rows, width);
-  std::copy(x.begin(), x.begin() + rows * width, copy.values.begin());
-  return copy;
-}
-
 }  // namespace
 
-ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weights, CpuKvStorage& cache,
-                                  const ForwardRequest& request, const ForwardPlan& plan, int threads) {
-  const int64_t n = plan.n, past = plan.past, hidden = cfg.hidden_size;
+std::vector<ForwardResult> forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weights, const std::vector<CpuForwardPart>& batch,
+                                               int threads) {
+  const int64_t hidden = cfg.hidden_size;
   const int64_t heads = cfg.num_attention_heads, kv_heads = cfg.num_key_value_heads, head_dim = cfg.head_dim;
   const int64_t qkv_width = (heads + 2 * kv_heads) * head_dim, inter = cfg.intermediate_size;
   const float eps = static_cast<float>(cfg.rms_norm_eps);
+  const size_t parts = batch.size();
+  // Request r's new tokens are rows [first[r], first[r] + n) of every matrix below: the weights are
+  // read once for all of them, each request attends over its own cache.
+  std::vector<int64_t> first(parts + 1, 0);
+  for (size_t r = 0; r < parts; ++r) first[r + 1] = first[r] + batch[r].plan->n;
+  const int64_t n = first[parts];
   Workspace& ws = workspace();
   ws.x.resize(n * hidden);
   ws.normed.resize(n * std::max(hidden, inter));
@@ -211,51 +213,104 @@ ForwardResult forward_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weig
   ws.attended.resize(n * heads * head_dim);
   ws.gate_up.resize(n * 2 * inter);
   ws.act.resize(n * inter);
+  ws.seen.resize(parts);
 
-  for (int64_t i = 0; i < n; ++i) cpu::widen_row(weights.embed.data(), weights.embed_type, request.tokens[i], hidden, &ws.x[i * hidden]);
-
-  ForwardResult result;
-  auto wants_hidden = [&](int layer) {
-    return std::find(request.hidden_layers.begin(), request.hidden_layers.end(), layer) != request.hidden_layers.end();
-  };
-  if (wants_hidden(0)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
-
-  const float* rope_cos = plan.rope_cos.data();
-  const float* rope_sin = plan.rope_sin.data();
-  const AttentionShape shape{n, past, plan.shared, heads, kv_heads, head_dim, cache.capacity(), qkv_width,
-                             1.0f / std::sqrt(static_cast<float>(head_dim))};
-  collect_seen_rows(shape, plan.visible.data(), ws.seen);
+  std::vector<AttentionShape> shapes;
+  std::vector<int64_t> tiles_from;
+  std::vector<ForwardResult> results(parts);
   const bool batched = cpu::batch_attention_supported(head_dim);
-  const int64_t tiles_from = std::min(cache.key_tiles_rows(), past);  // rows whose tiles are stale
+  for (size_t r = 0; r < parts; ++r) {
+    const ForwardPlan& plan = *batch[r].plan;
+    const ForwardRequest& request = *batch[r].request;
+    for (int64_t i = 0; i < plan.n; ++i)
+      cpu::widen_row(weights.embed.data(), weights.embed_type, request.tokens[i], hidden, &ws.x[(first[r] + i) * hidden]);
+    shapes.push_back(AttentionShape{plan.n, plan.past, plan.shared, heads, kv_heads, head_dim, batch[r].cache->capacity(), qkv_width,
+                                    1.0f / std::sqrt(static_cast<float>(head_dim))});
+    collect_seen_rows(shapes.back(), plan.visible.data(), ws.seen[r]);
+    tiles_from.push_back(std::min(batch[r].cache->key_tiles_rows(), plan.past));  // rows whose tiles are stale
+  }
+  // The rows of `x` each request asked to see at `layer` (Hugging Face's hidden_states numbering).
+  auto keep_hidden = [&](int layer) {
+    for (size_t r = 0; r < parts; ++r) {
+      const std::vector<int>& wanted = batch[r].request->hidden_layers;
+      if (std::find(wanted.begin(), wanted.end(), layer) == wanted.end()) continue;
+      FloatRows rows(batch[r].plan->n, hidden);
+      std::copy(ws.x.begin() + first[r] * hidden, ws.x.begin() + first[r + 1] * hidden, rows.values.begin());
+      results[r].hidden.push_back(std::move(rows));
+    }
+  };
+  keep_hidden(0);
+
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
     const CpuLayerWeights& w = weights.layers[l];
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.input_gain, eps, threads);
     project(ws.normed.data(), n, w.qkv, w.qkv_bias, ws.qkv.data(), false, threads);
-
-    cpu::with_kv_element(cache.type(), [&](auto element) {
-      attention_layer<decltype(element)>(shape, cache, l, ws, batched, tiles_from, rope_cos, rope_sin, threads);
-    });
+    for (size_t r = 0; r < parts; ++r) {
+      CpuKvStorage& cache = *batch[r].cache;
+      const ForwardPlan& plan = *batch[r].plan;
+      cpu::with_kv_element(cache.type(), [&](auto element) {
+        attention_layer<decltype(element)>(shapes[r], cache, l, &ws.qkv[first[r] * qkv_width], &ws.attended[first[r] * heads * head_dim],
+                                           ws.seen[r], ws.scores, batched, tiles_from[r], plan.rope_cos.data(), plan.rope_sin.data(),
+                                           threads);
+      });
+    }
     project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
     project(ws.normed.data(), n, w.gate_up, {}, ws.gate_up.data(), false, threads);
-    cpu::parallel_rows(n, threads, [&](int64_t first, int64_t last) {
-      for (int64_t i = first; i < last; ++i) {
+    cpu::parallel_rows(n, threads, [&](int64_t first_row, int64_t last_row) {
+      for (int64_t i = first_row; i < last_row; ++i) {
         const float* row = &ws.gate_up[i * 2 * inter];
         cpu::silu_mul(row, row + inter, &ws.act[i * inter], inter);
       }
     });
     project(ws.act.data(), n, w.down, {}, ws.x.data(), true, threads);
-    if (wants_hidden(static_cast<int>(l) + 1)) result.hidden.push_back(copy_rows(ws.x, n, hidden));
+    keep_hidden(static_cast<int>(l) + 1);
   }
 
-  if (batched) cache.set_key_tiles_rows(past + n);
+  if (batched)
+    for (size_t r = 0; r < parts; ++r) batch[r].cache->set_key_tiles_rows(batch[r].plan->past + batch[r].plan->n);
 
-  if (request.logits != LogitsWanted::None) {
-    const int64_t first = request.logits == LogitsWanted::All ? 0 : n - std::clamp<int64_t>(request.last_rows, 1, n);
-    result.logits = output_logits(cfg, weights, &ws.x[first * hidden], n - first, ws.normed, threads);
+  // Logits of the rows each request asked for, all in one final norm and lm_head.
+  std::vector<int64_t> logits_from(parts), logits_rows(parts, 0);
+  int64_t total = 0;
+  for (size_t r = 0; r < parts; ++r) {
+    const ForwardRequest& request = *batch[r].request;
+    const int64_t rows = batch[r].plan->n;
+    if (request.logits == LogitsWanted::None) continue;
+    logits_rows[r] = request.logits == LogitsWanted::All ? rows : std::clamp<int64_t>(request.last_rows, 1, rows);
+    logits_from[r] = first[r] + rows - logits_rows[r];
+    total += logits_rows[r];
   }
-  return result;
+  if (total == 0) return results;
+  const float* x = ws.x.data();
+  if (parts > 1) {  // gather the rows; one request's are already contiguous
+    ws.gathered.resize(total * hidden);
+    int64_t at = 0;
+    for (size_t r = 0; r < parts; ++r) {
+      std::copy(ws.x.begin() + logits_from[r] * hidden, ws.x.begin() + (logits_from[r] + logits_rows[r]) * hidden,
+                ws.gathered.begin() + at * hidden);
+      at += logits_rows[r];
+    }
+    x = ws.gathered.data();
+  } else {
+    x += logits_from[0] * hidden;
+  }
+  FloatRows logits = output_logits(cfg, weights, x, total, ws.normed, threads);
+  if (parts == 1) {
+    results[0].logits = std::move(logits);
+    return results;
+  }
+  int64_t at = 0;
+  for (size_t r = 0; r < parts; ++r) {
+    if (logits_rows[r] == 0) continue;
+    FloatRows own(logits_rows[r], cfg.vocab_size);
+    std::copy(logits.values.begin() + at * cfg.vocab_size, logits.values.begin() + (at + logits_rows[r]) * cfg.vocab_size,
+              own.values.begin());
+    results[r].logits = std::move(own);
+    at += logits_rows[r];
+  }
+  return results;
 }
 
 FloatRows logits_cpu_kernels(const ModelConfig& cfg, const CpuWeights& weights, const float* hidden, int64_t rows, int threads) {
