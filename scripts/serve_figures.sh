@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # specd serve under load (docs/serving.md): one server of the large demo pair with its artifact,
-# and scripts/serve_load.js at 1, 2, 4 and 8 concurrent clients for AR, sd (the best lossless
-# method with a draft model on that pair) and CSD (calibrated, lossy), each method asked for per
-# request. Greedy, 64 new tokens, the qa workload's prompts. Run on a quiet machine.
+# and scripts/serve_load.js at 1, 2, 4 and 8 concurrent clients for AR, sd (the lossless method
+# with a draft model) and CSD (calibrated, lossy), each method asked for per request. Greedy, 64
+# new tokens, the qa workload's prompts, ROUNDS rounds in which the methods take turns (a busy
+# spell of the shared machine hits them alike); the summary gives each figure's median over the
+# rounds and its ratio to AR's. Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
@@ -11,25 +13,50 @@ specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/serve-load.txt}
 artifact=${ARTIFACT:-artifacts/demo-large-pair}
 requests=${REQUESTS:-8}
+rounds=${ROUNDS:-5}
 clients=${CLIENTS:-1,2,4,8}
 port=${PORT:-8391}
 log=$(mktemp)
+raw=$(mktemp)
 "$specd" serve --artifact "$artifact" --port "$port" --parallel 8 --queue 8 --max-tokens 64 2> "$log" &
 server=$!
-trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log"' EXIT
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log" "$raw"' EXIT
 for _ in $(seq 1 120); do
   grep -q "on http://" "$log" && break
   kill -0 $server 2>/dev/null || { cat "$log" >&2; exit 1; }
   sleep 0.5
 done
 url=http://127.0.0.1:$port
-{
-  echo "# scripts/serve_figures.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%Y-%m-%d)"
-  grep "on http://" "$log"
+for round in $(seq 1 "$rounds"); do
+  echo "serve_figures: round $round of $rounds" >&2
   for method in ar sd csd; do
     lossy=(); [ "$method" = csd ] && lossy=(--allow-lossy)
     node scripts/serve_load.js --url "$url" --prompts data/workloads/qa.jsonl --clients "$clients" --requests "$requests" \
-      --max-tokens 64 --method "$method" "${lossy[@]}"
+      --max-tokens 64 --method "$method" "${lossy[@]}" | grep '^{' >> "$raw"
   done
+done
+{
+  echo "# scripts/serve_figures.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+  grep "on http://" "$log"
+  echo "# $rounds rounds, $requests requests per client per round, 64 new tokens, greedy; medians over the rounds"
+  node -e '
+    const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+    const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const groups = new Map();
+    for (const r of rows) { const k = r.label + "|" + r.clients; if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); }
+    const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
+    console.log("| method | clients | tokens/s | vs AR | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const label of ["ar", "sd", "csd"])
+      for (const c of [...new Set(rows.map((r) => r.clients))]) {
+        const tps = med(label, c, "tokens_per_s");
+        const steps = groups.get(label + "|" + c).map((r) => r.tokens_per_step).filter((x) => x !== null);
+        const acc = groups.get(label + "|" + c).map((r) => r.acceptance).filter((x) => x !== null);
+        console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${(tps / med("ar", c, "tokens_per_s")).toFixed(2)} | ${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
+                    `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} |`);
+      }
+  ' "$raw"
+  echo "# every run (serve_load.js JSON lines)"
+  cat "$raw"
 } > "$out"
 echo "serve_figures: wrote $out" >&2

@@ -1,6 +1,7 @@
 #include "serve/scheduler.h"
 
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "decode/speculative.h"
@@ -35,6 +36,7 @@ struct Scheduler::Slot {
   SpeculativeMetrics metrics;
   double queue_s = 0, first_token_s = 0;
   bool prefilled = false;
+  bool failed = false;  // fail() recorded an error; finished before the next forward
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
@@ -131,8 +133,52 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
   }
 }
 
+// Removes a slot (its job finished) from the running ones.
+void Scheduler::drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot) {
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].get() == slot) {
+      slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+}
+
+// The draft models' forwards of every session still drafting, level by level: each level's
+// forwards of one draft model run as one batch, and each session is charged its share of the
+// batch's time. A session whose drafting fails is left to prepare(), which fails it again.
+void Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
+  for (;;) {
+    std::map<const LlamaModel*, std::vector<Slot*>> by_model;
+    for (Slot* slot : batch)
+      if (!slot->failed && slot->session->draft_round()) by_model[&slot->session->draft_model()].push_back(slot);
+    if (by_model.empty()) return;
+    for (auto& [model, slots] : by_model) {
+      std::vector<KvCache*> caches;
+      std::vector<const ForwardRequest*> requests;
+      for (Slot* slot : slots) {
+        caches.push_back(&slot->session->draft_cache());
+        requests.push_back(slot->session->draft_round());
+      }
+      try {
+        const auto start = Job::Clock::now();
+        std::vector<ForwardResult> results = model->forward_batch(caches, requests);
+        const double share = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count() / static_cast<double>(slots.size());
+        for (size_t i = 0; i < slots.size(); ++i) {
+          try {
+            slots[i]->session->feed_draft(std::move(results[i]), share);
+          } catch (const std::exception& e) {
+            fail(*slots[i], e);
+          }
+        }
+      } catch (const std::exception& e) {
+        for (Slot* slot : slots) fail(*slot, e);
+      }
+    }
+  }
+}
+
 // Records why a slot's request failed: an InputError is the request's (400), anything else ours.
 void Scheduler::fail(Slot& slot, const std::exception& e) {
+  slot.failed = true;
   std::lock_guard<std::mutex> lock(slot.job->mutex_);
   slot.job->progress_.error_status = dynamic_cast<const InputError*>(&e) ? 400 : 500;
   slot.job->progress_.error = e.what();
@@ -179,12 +225,12 @@ void Scheduler::run() {
       if (stopping_) break;
     }
     admit(slots);
-    // Every running request's step in one forward: each drafts (a newcomer: its prefill), knowing
-    // the rows and expected tokens the requests before it put in the batch and that those after
-    // it will put in at least one row and one token each (DraftBudget::BatchLoad).
+    // Every running request's step in one forward of the target: each begins its step (a
+    // newcomer: its prefill) knowing the rows and expected tokens the requests before it put in
+    // the batch and that those after it will put in at least one row and one token each
+    // (DraftBudget::BatchLoad); their draft models' forwards run batched, level by level; then
+    // the target verifies every tree at once.
     std::vector<Slot*> batch;
-    std::vector<KvCache*> caches;
-    std::vector<const ForwardRequest*> requests;
     BatchLoad load;
     for (size_t i = 0; i < slots.size();) {
       Slot& slot = *slots[i];
@@ -195,14 +241,10 @@ void Scheduler::run() {
         const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
         slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
         try {
-          const ForwardRequest* request = slot.session->prepare();
-          if (!request) throw std::logic_error("a finished session was left in its slot");
+          slot.session->begin_draft();
           batch.push_back(&slot);
-          caches.push_back(&slot.session->cache());
-          requests.push_back(request);
-          load.rows += static_cast<int32_t>(request->tokens.size());
+          load.rows += slot.session->planned_rows();
           load.tokens += slot.session->expected_tokens();
-          load.draft_ms += slot.session->draft_ms();
         } catch (const std::exception& e) {
           fail(slot, e);
           failed = "error";
@@ -213,6 +255,27 @@ void Scheduler::run() {
       } else {
         finish(slot, failed);
         slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    run_draft_rounds(batch);
+    std::vector<KvCache*> caches;
+    std::vector<const ForwardRequest*> requests;
+    load = BatchLoad{};
+    for (size_t b = 0; b < batch.size();) {
+      Slot& slot = *batch[b];
+      try {
+        if (slot.failed) throw std::runtime_error("");  // drafting failed: its error is recorded
+        const ForwardRequest* request = slot.session->prepare();
+        if (!request) throw std::logic_error("a finished session was left in its slot");
+        caches.push_back(&slot.session->cache());
+        requests.push_back(request);
+        load.rows += static_cast<int32_t>(request->tokens.size());
+        ++b;
+      } catch (const std::exception& e) {
+        if (!slot.failed) fail(slot, e);
+        finish(slot, "error");
+        drop(slots, &slot);
+        batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(b));
       }
     }
     if (batch.empty()) continue;
@@ -249,11 +312,7 @@ void Scheduler::run() {
     for (size_t b = 0; b < batch.size(); ++b) {
       if (reasons[b].empty()) continue;
       finish(*batch[b], reasons[b]);
-      for (size_t i = 0; i < slots.size(); ++i)
-        if (slots[i].get() == batch[b]) {
-          slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
-          break;
-        }
+      drop(slots, batch[b]);
     }
   }
   for (auto& slot : slots) finish(*slot, "cancelled");

@@ -77,6 +77,8 @@ class Scheduler {
   struct Slot;
   void run();
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
+  void run_draft_rounds(const std::vector<Slot*>& batch);
+  static void drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot);
   void fail(Slot& slot, const std::exception& e);
   void finish(Slot& slot, const std::string& reason);
 

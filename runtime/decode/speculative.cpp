@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "model/llama_model.h"
@@ -201,12 +202,15 @@ SpeculativeSession::SpeculativeSession(const LlamaModel& target, Drafter& drafte
 
 SpeculativeSession::~SpeculativeSession() = default;
 
-// What a step has done between prepare() and complete().
+// What a step has done between begin_draft() and complete().
 struct SpeculativeSession::Pending {
   ForwardRequest forward;
   bool prefill = false;
+  bool prepared = false;      // prepare() has returned the target's forward
   int64_t observed_rows = 0;  // prefill: the prompt rows the drafter observes
   // A decode step's draft:
+  std::optional<DraftRequest> request;
+  std::unique_ptr<DraftRounds> rounds;  // a proposal in rounds; null: proposed in one go
   DraftTree tree{0};
   StepTrace record;
   StepTimes times;
@@ -215,26 +219,63 @@ struct SpeculativeSession::Pending {
   double expected_tokens = 1;
 };
 
-const ForwardRequest* SpeculativeSession::prepare() {
-  if (!going_) return nullptr;
-  if (pending_) throw std::logic_error("SpeculativeSession: prepare() twice without complete()");
+void SpeculativeSession::begin_draft() {
+  if (!going_) return;
+  if (pending_) throw std::logic_error("SpeculativeSession: a step begun twice");
   pending_ = std::make_unique<Pending>();
   Pending& p = *pending_;
-  const DrafterNeeds needs = drafter_.needs();
   if (!started_) {
     p.prefill = true;
+    return;
+  }
+  if (options_.record_steps) p.record.drafter = drafter_.name();
+  p.base = cache_.length();
+  p.request.emplace(draft_request(committed_, out_.tokens.back(), options_, drafter_,
+                                  budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base));
+  const auto start = Clock::now();
+  if (options_.budget && !drafter_.limits_itself())
+    p.expected_tokens = options_.budget->expected_tokens(0, p.request->max_nodes, p.request->max_depth);
+  p.rounds = drafter_.propose_in_rounds(*p.request);
+  if (!p.rounds) p.tree = drafter_.propose(*p.request);
+  p.times.draft += ms_between(start, Clock::now());
+}
+
+const ForwardRequest* SpeculativeSession::draft_round() {
+  return pending_ && pending_->rounds ? pending_->rounds->next() : nullptr;
+}
+
+const LlamaModel& SpeculativeSession::draft_model() const { return pending_->rounds->model(); }
+
+KvCache& SpeculativeSession::draft_cache() { return pending_->rounds->cache(); }
+
+void SpeculativeSession::feed_draft(ForwardResult result, double forward_ms) {
+  const auto start = Clock::now();
+  pending_->rounds->feed(std::move(result));
+  pending_->times.draft += forward_ms + ms_between(start, Clock::now());
+}
+
+const ForwardRequest* SpeculativeSession::prepare() {
+  if (!going_) return nullptr;
+  if (!pending_) begin_draft();
+  Pending& p = *pending_;
+  if (p.prepared) throw std::logic_error("SpeculativeSession: prepare() twice without complete()");
+  p.prepared = true;
+  const DrafterNeeds needs = drafter_.needs();
+  if (p.prefill) {
     p.forward = prefill_request(needs, prompt_, p.observed_rows);
     return &p.forward;
   }
-  // Draft and prune; the tree is verified by the forward the caller runs.
-  if (options_.record_steps) p.record.drafter = drafter_.name();
-  const int32_t root = out_.tokens.back();
-  p.base = cache_.length();
-  const DraftRequest request = draft_request(committed_, root, options_, drafter_, budget_ - static_cast<int64_t>(out_.tokens.size()),
-                                             target_.context_length() - 1 - p.base);
+  // Rounds the caller did not run, alone; then prune. The tree is verified by the forward the
+  // caller runs.
+  while (const ForwardRequest* round = draft_round()) {
+    const auto start = Clock::now();
+    ForwardResult result = draft_model().forward(draft_cache(), *round);
+    feed_draft(std::move(result), ms_between(start, Clock::now()));
+  }
   const auto start = Clock::now();
-  p.tree = drafter_.propose(request);
-  check_limits(p.tree, request, vocab_);
+  if (p.rounds) p.tree = p.rounds->tree();
+  const int32_t root = out_.tokens.back();
+  check_limits(p.tree, *p.request, vocab_);
   p.proposal_class = drafter_.proposal_class();
   p.drafted = p.tree.size() - 1;
   if (options_.pruner) {
@@ -244,7 +285,7 @@ const ForwardRequest* SpeculativeSession::prepare() {
     p.record.pruned = p.drafted - (p.tree.size() - 1);
     p.record.detail.pruning = PruningDetail{options_.pruner->name(), root_entropy_normalized_, p.drafted, p.tree.size() - 1};
   }
-  p.times.draft = ms_between(start, Clock::now());
+  p.times.draft += ms_between(start, Clock::now());
   if (options_.budget)
     p.expected_tokens = options_.budget->expected_tokens(p.proposal_class, p.tree.size() - 1,
                                                          *std::max_element(p.tree.depths.begin(), p.tree.depths.end()));
@@ -254,6 +295,13 @@ const ForwardRequest* SpeculativeSession::prepare() {
 
 double SpeculativeSession::expected_tokens() const { return pending_ ? pending_->expected_tokens : 1.0; }
 
+int32_t SpeculativeSession::planned_rows() const {
+  if (!pending_) return 0;
+  if (pending_->prepared) return static_cast<int32_t>(pending_->forward.tokens.size());
+  if (pending_->prefill) return static_cast<int32_t>(prompt_.size());
+  return pending_->request->max_nodes + 1;
+}
+
 double SpeculativeSession::draft_ms() const { return pending_ ? pending_->times.draft : 0.0; }
 
 void SpeculativeSession::set_batch_load(const BatchLoad& load) {
@@ -261,7 +309,7 @@ void SpeculativeSession::set_batch_load(const BatchLoad& load) {
 }
 
 void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32_t forward_rows) {
-  if (!pending_) throw std::logic_error("SpeculativeSession: complete() without prepare()");
+  if (!pending_ || !pending_->prepared) throw std::logic_error("SpeculativeSession: complete() without prepare()");
   const std::unique_ptr<Pending> pending = std::move(pending_);
   Pending& p = *pending;
   const DrafterNeeds needs = drafter_.needs();

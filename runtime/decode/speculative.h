@@ -66,15 +66,26 @@ class SpeculativeSession {
   bool step();
   bool finished() const { return !going_; }
 
-  // step() in two halves, so that a server can run many sessions' forwards as one batch
-  // (LlamaModel::forward_batch): prepare() drafts (on the first call: nothing) and returns the
+  // step() in parts, so that a server can run many sessions' forwards as batches
+  // (LlamaModel::forward_batch). prepare() drafts (on the first call: nothing) and returns the
   // forward this step needs on cache(), or null once finished; complete() takes that forward's
   // result, with its time and the rows it ran (the whole batch's), accepts and emits.
+  // Before prepare(), a caller may also batch the draft model's forwards: begin_draft() starts
+  // the proposal; while draft_round() gives a forward, run it with draft_model() on draft_cache()
+  // and hand feed_draft() its result and this session's share of its time. prepare() runs any
+  // rounds left alone.
+  void begin_draft();
+  const ForwardRequest* draft_round();
+  const LlamaModel& draft_model() const;
+  KvCache& draft_cache();
+  void feed_draft(ForwardResult result, double forward_ms);
   const ForwardRequest* prepare();
   void complete(ForwardResult result, double forward_ms, int32_t forward_rows);
   KvCache& cache() { return cache_; }
-  // The prepared step's expected committed tokens (the draft budget's estimate; 1 without one) and
-  // its drafting time: what the batch's other requests' budgets weigh (DraftBudget::BatchLoad).
+  // The step's rows in the target's forward (once begun: at most; once prepared: exactly), its
+  // expected committed tokens (the draft budget's estimate; 1 without one) and its drafting time:
+  // what the batch's other requests' budgets weigh (DraftBudget::BatchLoad).
+  int32_t planned_rows() const;
   double expected_tokens() const;
   double draft_ms() const;
   // What the other requests of the next batched step put in it (no effect without a draft budget).

@@ -56,7 +56,7 @@ void DraftModelRunner::truncate(int64_t length) {
   if (length < cache_.length()) cache_.truncate(length);
 }
 
-std::vector<float> DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
+ForwardRequest DraftModelRunner::sync_request(const std::vector<int32_t>& tokens) {
   if (tokens.empty()) throw std::logic_error("DraftModelRunner::sync: no tokens");
   if (static_cast<int64_t>(tokens.size()) > model_->context_length()) throw std::logic_error("DraftModelRunner::sync: past the draft context");
   size_t common = 0;
@@ -68,9 +68,20 @@ std::vector<float> DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
   request.tokens.assign(tokens.begin() + common, tokens.end());
   last_sync_rows_ = static_cast<int64_t>(request.tokens.size());
   request.logits = LogitsWanted::Last;
-  std::vector<float> logits = std::move(forward(request).logits.values);
-  cached_.assign(tokens.begin(), tokens.end());
-  return logits;
+  reserve(cache_.length() + last_sync_rows_);
+  syncing_ = tokens;
+  return request;
+}
+
+std::vector<float> DraftModelRunner::sync_done(ForwardResult result) {
+  cached_ = std::move(syncing_);
+  syncing_.clear();
+  return std::move(result.logits.values);
+}
+
+std::vector<float> DraftModelRunner::sync(const std::vector<int32_t>& tokens) {
+  const ForwardRequest request = sync_request(tokens);
+  return sync_done(model_->forward(cache_, request));
 }
 
 }  // namespace specd

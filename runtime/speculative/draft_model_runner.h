@@ -30,6 +30,12 @@ class DraftModelRunner {
   void reset();  // empties the cache for a new request (keeps its memory)
   // Logits [vocab] after the last of `tokens`.
   std::vector<float> sync(const std::vector<int32_t>& tokens);
+  // sync() in two halves, for a caller that runs the forward itself (batched with other
+  // requests'): sync_request() returns the forward that brings the cache to `tokens` (the cache
+  // grown to hold it); once it has run on forward_cache(), sync_done() takes its result.
+  ForwardRequest sync_request(const std::vector<int32_t>& tokens);
+  std::vector<float> sync_done(ForwardResult result);
+  KvCache& forward_cache() { return cache_; }
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
   void truncate(int64_t length);
   // Runs `request` on top of the cache (rows past the synced tokens, which truncate drops),
@@ -45,6 +51,7 @@ class DraftModelRunner {
   std::shared_ptr<const LlamaModel> model_;
   KvCache cache_;
   std::vector<int32_t> cached_;  // the tokens whose rows the cache holds
+  std::vector<int32_t> syncing_;  // between sync_request() and sync_done(): the tokens it brings
   int64_t last_sync_rows_ = 0;
 };
 

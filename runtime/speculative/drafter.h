@@ -2,9 +2,11 @@
 // Drafting: propose a tree of candidate continuations for one step, and learn from what the
 // target accepted. Model drafters, PLD, SAM-Decoding, ReSpec and AdaPLD implement this.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/llama_model.h"
 #include "speculative/acceptor.h"
 #include "speculative/draft_budget.h"
 #include "speculative/draft_tree.h"
@@ -68,6 +70,20 @@ struct StepFeedback {
   const TargetOutputs& target;
 };
 
+// A proposal drafted in rounds of draft-model forwards that the caller runs, so that a server can
+// batch every request's round into one forward of the draft model (LlamaModel::forward_batch):
+// while next() gives a forward, run it on cache() with model() and feed() its result; then tree()
+// is the proposal, as propose() would have made it.
+class DraftRounds {
+ public:
+  virtual ~DraftRounds() = default;
+  virtual const ForwardRequest* next() = 0;  // null once the tree is complete
+  virtual const LlamaModel& model() const = 0;
+  virtual KvCache& cache() = 0;
+  virtual void feed(ForwardResult result) = 0;
+  virtual DraftTree tree() = 0;
+};
+
 class Drafter {
  public:
   virtual ~Drafter() = default;
@@ -80,6 +96,9 @@ class Drafter {
   // With needs().prefill: the target's outputs at every prompt position, after begin().
   virtual void observe_prefill(const TargetOutputs& prefill) {}
   virtual DraftTree propose(const DraftRequest& request) = 0;
+  // The same proposal in rounds the caller runs (DraftRounds); null when this drafter drafts in
+  // one go only (then the caller uses propose()).
+  virtual std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) { return nullptr; }
   virtual void observe(const StepFeedback& feedback) = 0;
   // A label for the kind of the last proposal (PLD: the matched n-gram length), so that the
   // draft budget can keep an acceptance estimate per kind. One kind by default. Class 0 is the

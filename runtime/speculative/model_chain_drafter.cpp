@@ -27,42 +27,74 @@ void ModelChainDrafter::begin(const std::vector<int32_t>& prompt, uint64_t seed)
   sampler_ = Sampler(drafter_stream(sampling_, seed));
 }
 
-DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
-  DraftTree tree(request.root_token);
-  catch_up_ = 0;
-  const int32_t length = std::min({gamma_, request.max_nodes, request.max_depth});
-  if (length <= 0) return tree;
-  std::vector<int32_t> tokens = request.committed;
-  tokens.push_back(request.root_token);
-  const int64_t room = runner_.model().context_length() - static_cast<int64_t>(tokens.size());
-  const int32_t steps = static_cast<int32_t>(std::min<int64_t>(length, room));
-  std::vector<float> logits = runner_.sync(tokens);
-  catch_up_ = runner_.last_sync_rows() - 1;
-  const int64_t vocab = static_cast<int64_t>(logits.size());
-  int32_t parent = 0;
-  double score = 0;  // cumulative log q of the sampled path (greedy drafts carry none)
-  for (int32_t d = 0; d < steps; ++d) {
+// The chain, one draft-model forward per level: the first brings the draft's cache up to the text
+// and the root, each later one adds the token just drafted.
+class ModelChainDrafter::Rounds final : public DraftRounds {
+ public:
+  Rounds(ModelChainDrafter& drafter, const DraftRequest& request) : d_(drafter), tree_(request.root_token) {
+    d_.catch_up_ = 0;
+    const int32_t length = std::min({d_.gamma_, request.max_nodes, request.max_depth});
+    if (length <= 0) return;
+    tokens_ = request.committed;
+    tokens_.push_back(request.root_token);
+    const int64_t room = d_.runner_.model().context_length() - static_cast<int64_t>(tokens_.size());
+    steps_ = static_cast<int32_t>(std::min<int64_t>(length, room));
+    pending_ = d_.runner_.sync_request(tokens_);
+    has_pending_ = true;
+  }
+
+  const ForwardRequest* next() override { return has_pending_ ? &pending_ : nullptr; }
+  const LlamaModel& model() const override { return d_.runner_.model(); }
+  KvCache& cache() override { return d_.runner_.forward_cache(); }
+
+  void feed(ForwardResult result) override {
+    has_pending_ = false;
+    const std::vector<float> logits = d_.runner_.sync_done(std::move(result));
+    if (depth_ == 0) d_.catch_up_ = d_.runner_.last_sync_rows() - 1;
+    if (depth_ >= steps_) return;
     const float* row = logits.data();
+    const int64_t vocab = static_cast<int64_t>(logits.size());
     int32_t token;
-    if (sampling_.temperature == 0.0) {
+    if (d_.sampling_.temperature == 0.0) {
       token = argmax(row, vocab);
-      parent = tree.add(parent, token, DraftSource::Model);
+      parent_ = tree_.add(parent_, token, DraftSource::Model);
     } else {
       auto q = std::make_shared<const std::vector<float>>([&] {
-        std::vector<double> shaped = shaped_distribution(row, vocab, sampling_);
+        std::vector<double> shaped = shaped_distribution(row, vocab, d_.sampling_);
         return std::vector<float>(shaped.begin(), shaped.end());
       }());
-      token = draw(std::vector<double>(q->begin(), q->end()), sampler_.uniform());
-      tree.child_q[parent] = q;
-      score += std::log((*q)[token]);
-      parent = tree.add(parent, token, DraftSource::Model, (*q)[token], static_cast<float>(score));
+      token = draw(std::vector<double>(q->begin(), q->end()), d_.sampler_.uniform());
+      tree_.child_q[parent_] = q;
+      score_ += std::log((*q)[token]);
+      parent_ = tree_.add(parent_, token, DraftSource::Model, (*q)[token], static_cast<float>(score_));
     }
-    if (d + 1 < steps) {
-      tokens.push_back(token);
-      logits = runner_.sync(tokens);
+    if (++depth_ < steps_) {
+      tokens_.push_back(token);
+      pending_ = d_.runner_.sync_request(tokens_);
+      has_pending_ = true;
     }
   }
-  return tree;
+
+  DraftTree tree() override { return std::move(tree_); }
+
+ private:
+  ModelChainDrafter& d_;
+  DraftTree tree_;
+  std::vector<int32_t> tokens_;
+  int32_t steps_ = 0, depth_ = 0, parent_ = 0;
+  double score_ = 0;  // cumulative log q of the sampled path (greedy drafts carry none)
+  ForwardRequest pending_;
+  bool has_pending_ = false;
+};
+
+std::unique_ptr<DraftRounds> ModelChainDrafter::propose_in_rounds(const DraftRequest& request) {
+  return std::make_unique<Rounds>(*this, request);
+}
+
+DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
+  Rounds rounds(*this, request);
+  while (const ForwardRequest* forward = rounds.next()) rounds.feed(runner_.model().forward(rounds.cache(), *forward));
+  return rounds.tree();
 }
 
 }  // namespace specd

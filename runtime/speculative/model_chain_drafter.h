@@ -17,10 +17,12 @@ class ModelChainDrafter : public Drafter {
   std::string name() const override { return "draft-chain"; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DraftTree propose(const DraftRequest& request) override;
+  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   int64_t last_catch_up() const override { return catch_up_; }
   void observe(const StepFeedback& feedback) override {}
 
  private:
+  class Rounds;
   DraftModelRunner runner_;
   int64_t catch_up_ = 0;  // last_catch_up()
   int32_t gamma_;
