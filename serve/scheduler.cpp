@@ -7,6 +7,7 @@
 #include "decode/speculative.h"
 #include "model/llama_model.h"
 #include "serve/output_text.h"
+#include "speculative/method_catalog.h"
 #include "util/error.h"
 
 namespace specd::serve {
@@ -37,6 +38,8 @@ struct Scheduler::Slot {
   double queue_s = 0, first_token_s = 0;
   bool prefilled = false;
   bool failed = false;  // fail() recorded an error; finished before the next forward
+  bool chain = false;   // a draft-model chain (sd, csd): the batch planner sets its draft length
+  int64_t since_draft = 1;  // tokens emitted since its draft model last ran: its next catch-up
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
@@ -103,6 +106,8 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     s->queue_s = seconds_since(job->arrived);
     RequestPlan& plan = job->plan;
     s->metrics.method = plan.method;
+    const MethodInfo* info = lookup_method(plan.method);
+    s->chain = info && info->draft_chain;
     s->metrics.lossless = plan.policy->lossless;
     s->text = std::make_unique<OutputText>(*deployment_.tokenizer, plan.prompt, plan.stop);
     SpeculativeOptions options = loop_options(*plan.policy, plan.generate);
@@ -161,7 +166,10 @@ void Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
       try {
         const auto start = Job::Clock::now();
         std::vector<ForwardResult> results = model->forward_batch(caches, requests);
-        const double share = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count() / static_cast<double>(slots.size());
+        const double ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
+        int32_t rows = 0;
+        for (const ForwardRequest* request : requests) rows += static_cast<int32_t>(request->tokens.size());
+        const double share = ms / static_cast<double>(slots.size());
         for (size_t i = 0; i < slots.size(); ++i) {
           try {
             slots[i]->session->feed_draft(std::move(results[i]), share);
@@ -169,6 +177,8 @@ void Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
             fail(*slots[i], e);
           }
         }
+        // The level's whole time, the drafters' sampling included, is what drafting costs the step.
+        planner_.observe_draft(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
       } catch (const std::exception& e) {
         for (Slot* slot : slots) fail(*slot, e);
       }
@@ -225,18 +235,21 @@ void Scheduler::run() {
       if (stopping_) break;
     }
     admit(slots);
-    // Every running request's step in one forward of the target: each begins its step (a
-    // newcomer: its prefill) knowing the rows and expected tokens the requests before it put in
-    // the batch and that those after it will put in at least one row and one token each
-    // (DraftBudget::BatchLoad); their draft models' forwards run batched, level by level; then
-    // the target verifies every tree at once.
-    std::vector<Slot*> batch;
+    // Every running request's step in one forward of the target. Prefills and methods other than
+    // a draft-model chain begin first, each knowing the rows and expected tokens of the requests
+    // before it and that those after it add at least one row and one token each
+    // (DraftBudget::BatchLoad); then the planner picks one draft length for every chain, for the
+    // batch's throughput; their draft models' forwards run batched, level by level; then the
+    // target verifies every tree at once.
+    std::vector<Slot*> batch, chains;
     BatchLoad load;
     for (size_t i = 0; i < slots.size();) {
       Slot& slot = *slots[i];
       std::string failed;
       if (slot.job->cancelled()) {
         failed = "cancelled";
+      } else if (slot.chain && slot.prefilled) {
+        chains.push_back(&slot);
       } else {
         const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
         slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
@@ -245,6 +258,7 @@ void Scheduler::run() {
           batch.push_back(&slot);
           load.rows += slot.session->planned_rows();
           load.tokens += slot.session->expected_tokens();
+          load.draft_ms += slot.session->draft_ms();  // its last step's, as this one's is not drafted yet
         } catch (const std::exception& e) {
           fail(slot, e);
           failed = "error";
@@ -255,6 +269,26 @@ void Scheduler::run() {
       } else {
         finish(slot, failed);
         slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+    std::vector<BatchPlanner::Chain> plan;
+    for (Slot* slot : chains)
+      plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
+                                         static_cast<int32_t>(std::max<int64_t>(1, slot->since_draft))});
+    const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens});
+    for (Slot* slot : chains) {
+      const int32_t rest = static_cast<int32_t>(chains.size()) - 1;
+      if (k >= 0) slot->session->plan_draft(k);
+      else slot->session->set_batch_load(BatchLoad{load.rows + rest, load.tokens + rest, load.draft_ms});
+      try {
+        slot->session->begin_draft();
+        batch.push_back(slot);
+        load.rows += slot->session->planned_rows();
+        load.tokens += slot->session->expected_tokens();
+      } catch (const std::exception& e) {
+        fail(*slot, e);
+        finish(*slot, "error");
+        drop(slots, slot);
       }
     }
     run_draft_rounds(batch);
@@ -295,7 +329,10 @@ void Scheduler::run() {
         continue;
       }
       try {
+        const size_t emitted = slot.session->output().tokens.size();
+        const bool drafted = requests[b]->tokens.size() > 1 && slot.prefilled;
         slot.session->complete(std::move(results[b]), forward_ms, load.rows);
+        slot.since_draft = (drafted ? 0 : slot.since_draft) + static_cast<int64_t>(slot.session->output().tokens.size() - emitted);
         if (!slot.prefilled) {
           slot.prefilled = true;
           std::lock_guard<std::mutex> lock(slot.job->mutex_);
@@ -309,6 +346,8 @@ void Scheduler::run() {
         reasons[b] = "error";
       }
     }
+    // The forward and the acceptance of every row (sampling, text) are what a row costs the step.
+    if (!results.empty()) planner_.observe_target(load.rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
     for (size_t b = 0; b < batch.size(); ++b) {
       if (reasons[b].empty()) continue;
       finish(*batch[b], reasons[b]);

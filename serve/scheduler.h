@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/batch_planner.h"
 #include "serve/deployment.h"
 #include "serve/request_metrics.h"
 #include "serve/request_plan.h"
@@ -84,6 +85,7 @@ class Scheduler {
 
   const Deployment& deployment_;
   const int parallel_, queue_limit_;
+  BatchPlanner planner_;  // the decoding thread's only
   ServerMetrics& metrics_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;

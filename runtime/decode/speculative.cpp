@@ -97,12 +97,17 @@ void observe_prefill(Drafter& drafter, const DrafterNeeds& needs, const ForwardR
 
 // What the drafter may propose this step: the configured limits, within the tokens left and the
 // context (a step emits at most depth + 1 tokens and places its deepest node at base + depth),
-// and, with a cost-aware budget, what the budget pays for.
+// and what a caller planned for the step (planned >= 0) or else, with a cost-aware budget, what
+// the budget pays for.
 DraftRequest draft_request(const std::vector<int32_t>& committed, int32_t root, const SpeculativeOptions& options, const Drafter& drafter,
-                           int64_t remaining, int64_t room) {
+                           int64_t remaining, int64_t room, int32_t planned) {
   DraftRequest request{committed, root, options.max_draft_nodes,
                        static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, room})))};
-  if (options.budget) {
+  if (planned >= 0) {  // the caller decided for the batch
+    request.budget = options.budget;
+    request.max_nodes = std::min(request.max_nodes, planned);
+    request.max_depth = std::min(request.max_depth, request.max_nodes);
+  } else if (options.budget) {
     request.budget = options.budget;
     if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes, request.max_depth);
     request.max_depth = std::min(request.max_depth, request.max_nodes);
@@ -231,7 +236,8 @@ void SpeculativeSession::begin_draft() {
   if (options_.record_steps) p.record.drafter = drafter_.name();
   p.base = cache_.length();
   p.request.emplace(draft_request(committed_, out_.tokens.back(), options_, drafter_,
-                                  budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base));
+                                  budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base, planned_));
+  planned_ = -1;
   const auto start = Clock::now();
   if (options_.budget && !drafter_.limits_itself())
     p.expected_tokens = options_.budget->expected_tokens(0, p.request->max_nodes, p.request->max_depth);
@@ -302,7 +308,7 @@ int32_t SpeculativeSession::planned_rows() const {
   return pending_->request->max_nodes + 1;
 }
 
-double SpeculativeSession::draft_ms() const { return pending_ ? pending_->times.draft : 0.0; }
+double SpeculativeSession::draft_ms() const { return last_draft_ms_; }
 
 void SpeculativeSession::set_batch_load(const BatchLoad& load) {
   if (options_.budget) options_.budget->set_batch_load(load);
@@ -345,6 +351,7 @@ void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32
     root_entropy_normalized_ = normalized_entropy(logits + static_cast<int64_t>(accepted.path.back()) * vocab_, vocab_);
   drafter_.observe(StepFeedback{tree, accepted, committed_now, target_outputs(needs, result.logits, result.hidden, accepted.path)});
   if (options_.budget) observe_step(*options_.budget, drafter_, p.proposal_class, tree, p.drafted, accepted, p.times, forward_rows);
+  last_draft_ms_ = p.times.draft;
   if (options_.record_steps) {
     p.record.detail.drafting = drafter_.step_detail();
     fill_record(p.record, tree, accepted, p.times, logits, vocab_, options_.root_entropy);

@@ -83,13 +83,20 @@ class SpeculativeSession {
   void complete(ForwardResult result, double forward_ms, int32_t forward_rows);
   KvCache& cache() { return cache_; }
   // The step's rows in the target's forward (once begun: at most; once prepared: exactly), its
-  // expected committed tokens (the draft budget's estimate; 1 without one) and its drafting time:
-  // what the batch's other requests' budgets weigh (DraftBudget::BatchLoad).
+  // expected committed tokens (the draft budget's estimate; 1 without one) and the last step's
+  // drafting time: what the batch's other requests' budgets weigh (DraftBudget::BatchLoad).
   int32_t planned_rows() const;
   double expected_tokens() const;
   double draft_ms() const;
   // What the other requests of the next batched step put in it (no effect without a draft budget).
   void set_batch_load(const BatchLoad& load);
+  // The next step drafts at most `nodes` nodes, as a batch planner chose for the whole batch,
+  // instead of what the draft budget would pay for on its own.
+  void plan_draft(int32_t nodes) { planned_ = nodes; }
+  // The cost-aware budget's acceptance estimates for the draft model's class (the prior without a
+  // budget) and the most nodes a step may draft.
+  Acceptance acceptance() const { return options_.budget ? options_.budget->acceptance(0) : Acceptance{0.6, 0.6}; }
+  int32_t max_draft_nodes() const { return std::min(options_.max_draft_nodes, options_.max_draft_depth); }
 
   // The tokens and step records so far.
   const SpeculativeOutput& output() const { return out_; }
@@ -114,6 +121,8 @@ class SpeculativeSession {
   bool started_ = false, going_ = true;
   std::chrono::steady_clock::time_point decode_start_;
   double root_entropy_normalized_ = 0;
+  double last_draft_ms_ = 0;  // the last completed step's drafting time
+  int32_t planned_ = -1;      // plan_draft()'s cap for the next step, -1 for none
   std::vector<int32_t> committed_;  // everything in the KV cache; the root is not yet
 };
 
