@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-all=(config safetensors tokenizer tokenizer_encode workload manifest artifact_sqlite artifact_hdf5 traces)
+all=(config safetensors tokenizer tokenizer_encode workload manifest artifact_sqlite artifact_hdf5 traces openai_request)
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz.sh: unknown harness $h (harnesses: ${all[*]})" >&2; exit 2; }
