@@ -226,6 +226,131 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
   idle_.notify_all();
 }
 
+// Begins every running request's step. Prefills and methods other than a draft-model chain begin
+// first, each knowing the rows and expected tokens of the requests before it and that those after
+// it add at least one row and one token each (DraftBudget::BatchLoad); then the planner picks one
+// draft length for every chain, for the batch's throughput. Cancelled and failed requests end
+// here. Returns the requests whose steps began.
+std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots) {
+  std::vector<Slot*> batch, chains;
+  BatchLoad load;
+  for (size_t i = 0; i < slots.size();) {
+    Slot& slot = *slots[i];
+    std::string failed;
+    if (slot.job->cancelled()) {
+      failed = "cancelled";
+    } else if (slot.chain && slot.prefilled) {
+      chains.push_back(&slot);
+    } else {
+      const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
+      slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
+      try {
+        slot.session->begin_draft();
+        batch.push_back(&slot);
+        load.rows += slot.session->planned_rows();
+        load.tokens += slot.session->expected_tokens();
+        load.draft_ms += slot.session->draft_ms();  // its last step's, as this one's is not drafted yet
+      } catch (const std::exception& e) {
+        fail(slot, e);
+        failed = "error";
+      }
+    }
+    if (failed.empty()) {
+      ++i;
+    } else {
+      finish(slot, failed);
+      slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  std::vector<BatchPlanner::Chain> plan;
+  for (Slot* slot : chains)
+    plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
+                                       static_cast<int32_t>(std::max<int64_t>(1, slot->since_draft))});
+  const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens});
+  for (Slot* slot : chains) {
+    const int32_t rest = static_cast<int32_t>(chains.size()) - 1;
+    if (k >= 0) slot->session->plan_draft(k);
+    else slot->session->set_batch_load(BatchLoad{load.rows + rest, load.tokens + rest, load.draft_ms});
+    try {
+      slot->session->begin_draft();
+      batch.push_back(slot);
+      load.rows += slot->session->planned_rows();
+      load.tokens += slot->session->expected_tokens();
+    } catch (const std::exception& e) {
+      fail(*slot, e);
+      finish(*slot, "error");
+      drop(slots, slot);
+    }
+  }
+  return batch;
+}
+
+// The target's forward of every begun step at once, then each request accepts, commits and
+// streams its tokens; finished and failed requests end.
+void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch) {
+  std::vector<KvCache*> caches;
+  std::vector<const ForwardRequest*> requests;
+  int32_t rows = 0;  // the target forward's, all requests'
+  for (size_t b = 0; b < batch.size();) {
+    Slot& slot = *batch[b];
+    try {
+      if (slot.failed) throw std::runtime_error("");  // drafting failed: its error is recorded
+      const ForwardRequest* request = slot.session->prepare();
+      if (!request) throw std::logic_error("a finished session was left in its slot");
+      caches.push_back(&slot.session->cache());
+      requests.push_back(request);
+      rows += static_cast<int32_t>(request->tokens.size());
+      ++b;
+    } catch (const std::exception& e) {
+      if (!slot.failed) fail(slot, e);
+      finish(slot, "error");
+      drop(slots, &slot);
+      batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+  }
+  if (batch.empty()) return;
+  std::vector<ForwardResult> results;
+  const auto start = Job::Clock::now();
+  try {
+    results = deployment_.target->forward_batch(caches, requests);
+  } catch (const std::exception& e) {
+    for (Slot* slot : batch) fail(*slot, e);
+  }
+  const double forward_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
+  std::vector<std::string> reasons(batch.size());
+  for (size_t b = 0; b < batch.size(); ++b) {
+    Slot& slot = *batch[b];
+    if (results.empty()) {
+      reasons[b] = "error";
+      continue;
+    }
+    try {
+      const size_t emitted = slot.session->output().tokens.size();
+      const bool drafted = requests[b]->tokens.size() > 1 && slot.prefilled;
+      slot.session->complete(std::move(results[b]), forward_ms, rows);
+      slot.since_draft = (drafted ? 0 : slot.since_draft) + static_cast<int64_t>(slot.session->output().tokens.size() - emitted);
+      if (!slot.prefilled) {
+        slot.prefilled = true;
+        std::lock_guard<std::mutex> lock(slot.job->mutex_);
+        slot.job->progress_.started = true;
+        slot.job->changed_.notify_all();
+      }
+      if (slot.text->stopped()) reasons[b] = "stop";
+      else if (slot.session->finished()) reasons[b] = slot.session->output().stats.stopped ? "stop" : "length";
+    } catch (const std::exception& e) {
+      fail(slot, e);
+      reasons[b] = "error";
+    }
+  }
+  // The forward and the acceptance of every row (sampling, text) are what a row costs the step.
+  if (!results.empty()) planner_.observe_target(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
+  for (size_t b = 0; b < batch.size(); ++b) {
+    if (reasons[b].empty()) continue;
+    finish(*batch[b], reasons[b]);
+    drop(slots, batch[b]);
+  }
+}
+
 void Scheduler::run() {
   std::vector<std::unique_ptr<Slot>> slots;
   for (;;) {
@@ -234,125 +359,12 @@ void Scheduler::run() {
       wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !slots.empty(); });
       if (stopping_) break;
     }
+    // One batched step of every running request: begin (draft lengths), the draft models'
+    // forwards level by level, one target forward for all, accept.
     admit(slots);
-    // Every running request's step in one forward of the target. Prefills and methods other than
-    // a draft-model chain begin first, each knowing the rows and expected tokens of the requests
-    // before it and that those after it add at least one row and one token each
-    // (DraftBudget::BatchLoad); then the planner picks one draft length for every chain, for the
-    // batch's throughput; their draft models' forwards run batched, level by level; then the
-    // target verifies every tree at once.
-    std::vector<Slot*> batch, chains;
-    BatchLoad load;
-    for (size_t i = 0; i < slots.size();) {
-      Slot& slot = *slots[i];
-      std::string failed;
-      if (slot.job->cancelled()) {
-        failed = "cancelled";
-      } else if (slot.chain && slot.prefilled) {
-        chains.push_back(&slot);
-      } else {
-        const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
-        slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
-        try {
-          slot.session->begin_draft();
-          batch.push_back(&slot);
-          load.rows += slot.session->planned_rows();
-          load.tokens += slot.session->expected_tokens();
-          load.draft_ms += slot.session->draft_ms();  // its last step's, as this one's is not drafted yet
-        } catch (const std::exception& e) {
-          fail(slot, e);
-          failed = "error";
-        }
-      }
-      if (failed.empty()) {
-        ++i;
-      } else {
-        finish(slot, failed);
-        slots.erase(slots.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-    }
-    std::vector<BatchPlanner::Chain> plan;
-    for (Slot* slot : chains)
-      plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
-                                         static_cast<int32_t>(std::max<int64_t>(1, slot->since_draft))});
-    const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens});
-    for (Slot* slot : chains) {
-      const int32_t rest = static_cast<int32_t>(chains.size()) - 1;
-      if (k >= 0) slot->session->plan_draft(k);
-      else slot->session->set_batch_load(BatchLoad{load.rows + rest, load.tokens + rest, load.draft_ms});
-      try {
-        slot->session->begin_draft();
-        batch.push_back(slot);
-        load.rows += slot->session->planned_rows();
-        load.tokens += slot->session->expected_tokens();
-      } catch (const std::exception& e) {
-        fail(*slot, e);
-        finish(*slot, "error");
-        drop(slots, slot);
-      }
-    }
+    std::vector<Slot*> batch = begin_steps(slots);
     run_draft_rounds(batch);
-    std::vector<KvCache*> caches;
-    std::vector<const ForwardRequest*> requests;
-    load = BatchLoad{};
-    for (size_t b = 0; b < batch.size();) {
-      Slot& slot = *batch[b];
-      try {
-        if (slot.failed) throw std::runtime_error("");  // drafting failed: its error is recorded
-        const ForwardRequest* request = slot.session->prepare();
-        if (!request) throw std::logic_error("a finished session was left in its slot");
-        caches.push_back(&slot.session->cache());
-        requests.push_back(request);
-        load.rows += static_cast<int32_t>(request->tokens.size());
-        ++b;
-      } catch (const std::exception& e) {
-        if (!slot.failed) fail(slot, e);
-        finish(slot, "error");
-        drop(slots, &slot);
-        batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(b));
-      }
-    }
-    if (batch.empty()) continue;
-    std::vector<ForwardResult> results;
-    const auto start = Job::Clock::now();
-    try {
-      results = deployment_.target->forward_batch(caches, requests);
-    } catch (const std::exception& e) {
-      for (Slot* slot : batch) fail(*slot, e);
-    }
-    const double forward_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
-    std::vector<std::string> reasons(batch.size());
-    for (size_t b = 0; b < batch.size(); ++b) {
-      Slot& slot = *batch[b];
-      if (results.empty()) {
-        reasons[b] = "error";
-        continue;
-      }
-      try {
-        const size_t emitted = slot.session->output().tokens.size();
-        const bool drafted = requests[b]->tokens.size() > 1 && slot.prefilled;
-        slot.session->complete(std::move(results[b]), forward_ms, load.rows);
-        slot.since_draft = (drafted ? 0 : slot.since_draft) + static_cast<int64_t>(slot.session->output().tokens.size() - emitted);
-        if (!slot.prefilled) {
-          slot.prefilled = true;
-          std::lock_guard<std::mutex> lock(slot.job->mutex_);
-          slot.job->progress_.started = true;
-          slot.job->changed_.notify_all();
-        }
-        if (slot.text->stopped()) reasons[b] = "stop";
-        else if (slot.session->finished()) reasons[b] = slot.session->output().stats.stopped ? "stop" : "length";
-      } catch (const std::exception& e) {
-        fail(slot, e);
-        reasons[b] = "error";
-      }
-    }
-    // The forward and the acceptance of every row (sampling, text) are what a row costs the step.
-    if (!results.empty()) planner_.observe_target(load.rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
-    for (size_t b = 0; b < batch.size(); ++b) {
-      if (reasons[b].empty()) continue;
-      finish(*batch[b], reasons[b]);
-      drop(slots, batch[b]);
-    }
+    verify(slots, batch);
   }
   for (auto& slot : slots) finish(*slot, "cancelled");
   std::lock_guard<std::mutex> lock(mutex_);

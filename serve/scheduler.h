@@ -78,7 +78,9 @@ class Scheduler {
   struct Slot;
   void run();
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
+  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots);
   void run_draft_rounds(const std::vector<Slot*>& batch);
+  void verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch);
   static void drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot);
   void fail(Slot& slot, const std::exception& e);
   void finish(Slot& slot, const std::string& reason);
