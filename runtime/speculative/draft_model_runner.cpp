@@ -41,8 +41,10 @@ void DraftModelRunner::reserve(int64_t rows) {
   cache_.reserve(grown_capacity(*model_, cache_.capacity(), rows));
 }
 
+void DraftModelRunner::make_room(const ForwardRequest& request) { reserve(cache_.length() + static_cast<int64_t>(request.tokens.size())); }
+
 ForwardResult DraftModelRunner::forward(const ForwardRequest& request) {
-  reserve(cache_.length() + static_cast<int64_t>(request.tokens.size()));
+  make_room(request);
   return model_->forward(cache_, request);
 }
 

@@ -36,6 +36,8 @@ class DraftModelRunner {
   ForwardRequest sync_request(const std::vector<int32_t>& tokens);
   std::vector<float> sync_done(ForwardResult result);
   KvCache& forward_cache() { return cache_; }
+  // Grows the cache so that `request` fits on top of it, for a caller running it on forward_cache().
+  void make_room(const ForwardRequest& request);
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
   void truncate(int64_t length);
   // Runs `request` on top of the cache (rows past the synced tokens, which truncate drops),

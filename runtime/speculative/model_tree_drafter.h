@@ -31,10 +31,12 @@ class ModelTreeDrafter : public Drafter {
   std::string name() const override { return "draft-tree"; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override { runner_.reset(); }
   DraftTree propose(const DraftRequest& request) override;
+  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   int64_t last_catch_up() const override { return catch_up_; }
   void observe(const StepFeedback& feedback) override {}
 
  private:
+  class Rounds;
   DraftModelRunner runner_;
   int64_t catch_up_ = 0;  // last_catch_up()
   TreeDraftOptions options_;
