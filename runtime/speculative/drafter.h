@@ -84,6 +84,12 @@ class DraftRounds {
   virtual DraftTree tree() = 0;
 };
 
+// The rounds run one after another, alone: what propose() is for a drafter that drafts in rounds.
+inline DraftTree run_alone(DraftRounds& rounds) {
+  while (const ForwardRequest* forward = rounds.next()) rounds.feed(rounds.model().forward(rounds.cache(), *forward));
+  return rounds.tree();
+}
+
 class Drafter {
  public:
   virtual ~Drafter() = default;

@@ -93,8 +93,7 @@ std::unique_ptr<DraftRounds> ModelChainDrafter::propose_in_rounds(const DraftReq
 
 DraftTree ModelChainDrafter::propose(const DraftRequest& request) {
   Rounds rounds(*this, request);
-  while (const ForwardRequest* forward = rounds.next()) rounds.feed(runner_.model().forward(rounds.cache(), *forward));
-  return rounds.tree();
+  return run_alone(rounds);
 }
 
 }  // namespace specd

@@ -173,8 +173,7 @@ std::unique_ptr<DraftRounds> ModelTreeDrafter::propose_in_rounds(const DraftRequ
 
 DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
   Rounds rounds(*this, request);
-  while (const ForwardRequest* forward = rounds.next()) rounds.feed(runner_.model().forward(rounds.cache(), *forward));
-  return rounds.tree();
+  return run_alone(rounds);
 }
 
 }  // namespace specd
