@@ -67,6 +67,7 @@ int run_serve(const Args& args) {
     input_error("--method", "'" + method + "' is lossy; the default must be lossless (a request asks for a lossy method itself, with allow_lossy)");
 
   serve::block_shutdown_signals();  // before the models start the CPU kernels' threads
+  serve::HttpServer http(server);   // a port in use is refused before the models load
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
   check_tree_vocabulary(method_args, files.model->config().vocab_size);
   serve::Deployment deployment;
@@ -116,12 +117,10 @@ int run_serve(const Args& args) {
   }
   if (!deployment.methods.count(method)) input_error("--method", "'" + method + "' cannot run with the models and artifact given");
 
-  server.on_listening = [&](int port) {
-    std::fprintf(stderr, "specd serve: %s on http://%s:%d (default method %s; methods: %s)\n", deployment.model_id.c_str(),
-                 server.host.c_str(), port, method.c_str(), served.c_str());
-    std::fflush(stderr);
-  };
-  serve::serve_http(deployment, server);
+  std::fprintf(stderr, "specd serve: %s on http://%s:%d (default method %s; methods: %s)\n", deployment.model_id.c_str(),
+               server.host.c_str(), http.port(), method.c_str(), served.c_str());
+  std::fflush(stderr);
+  http.serve(deployment);
   std::fprintf(stderr, "specd serve: stopped\n");
   return 0;
 }

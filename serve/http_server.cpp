@@ -165,23 +165,36 @@ void block_shutdown_signals() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 
-void serve_http(const Deployment& deployment, const ServerOptions& options) {
+HttpServer::HttpServer(const ServerOptions& options) : options_(options), server_(std::make_unique<httplib::Server>()) {
+  const int threads = options.parallel + options.queue + 8;  // room to answer 429 beyond the queue
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // SO_REUSEADDR only: a restart may bind while old connections linger, but not beside a live
+  // server (httplib's default adds SO_REUSEPORT, which lets a second server share the port).
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server_->set_payload_max_length(static_cast<size_t>(options.max_body));
+  server_->set_read_timeout(30);
+  server_->set_write_timeout(30);
+  port_ = options.port == 0 ? server_->bind_to_any_port(options.host) : (server_->bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port_ < 0) input_error("--host/--port", "cannot listen on " + options.host + ":" + std::to_string(options.port) + " (" + std::strerror(errno) + ")");
+}
+
+HttpServer::~HttpServer() = default;
+
+void HttpServer::serve(const Deployment& deployment) {
   // SIGTERM and SIGINT are taken by one thread (sigwait), which drains; every other thread has
   // them blocked. A client that goes away must not kill the process.
   block_shutdown_signals();
   const sigset_t signals = shutdown_signals();
   signal(SIGPIPE, SIG_IGN);
 
+  const ServerOptions& options = options_;
+  httplib::Server& server = *server_;
   ServerMetrics metrics;
   Scheduler scheduler(deployment, options.parallel, options.queue, metrics);
-  httplib::Server server;
   std::atomic<bool> draining{false};
-  const int threads = options.parallel + options.queue + 8;  // room to answer 429 beyond the queue
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  server.set_payload_max_length(static_cast<size_t>(options.max_body));
-  server.set_read_timeout(30);
-  server.set_write_timeout(30);
-
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (options.api_key.empty() || req.path == "/health") return httplib::Server::HandlerResponse::Unhandled;
     const std::string auth = req.get_header_value("Authorization");
@@ -227,9 +240,6 @@ void serve_http(const Deployment& deployment, const ServerOptions& options) {
   server.Post("/v1/completions", CompletionHandler(deployment, scheduler, metrics, false));
   server.Post("/v1/chat/completions", CompletionHandler(deployment, scheduler, metrics, true));
 
-  const int port = options.port == 0 ? server.bind_to_any_port(options.host) : (server.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port < 0) input_error("--host/--port", "cannot listen on " + options.host + ":" + std::to_string(options.port) + " (" + std::strerror(errno) + ")");
-  if (options.on_listening) options.on_listening(port);
 
   std::thread waiter([&] {
     int signal_number = 0;

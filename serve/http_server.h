@@ -4,10 +4,14 @@
 // events, no event loop to write). Handlers parse and plan a request, queue it on the scheduler
 // and wait for its text; the decoding itself is the scheduler's thread.
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 
 #include "serve/deployment.h"
+
+namespace httplib {
+class Server;
+}
 
 namespace specd::serve {
 
@@ -18,17 +22,29 @@ struct ServerOptions {
   int queue = 16;           // requests waiting beyond those; more are answered 429
   std::string api_key;      // "" for none; else every route but /health needs "Authorization: Bearer KEY"
   int64_t max_body = 1 << 20;  // bytes of a request body
-  // Called once the port is bound, with the port (useful with --port 0).
-  std::function<void(int port)> on_listening;
 };
 
 // Blocks SIGTERM and SIGINT in the calling thread and so in every thread it starts afterwards
-// (the CPU kernels' pool included), so that serve_http's own thread takes them. Call it before
+// (the CPU kernels' pool included), so that HttpServer::serve's own thread takes them. Call it before
 // loading the models.
 void block_shutdown_signals();
 
-// Serves until SIGTERM or SIGINT, then stops taking requests, finishes those in flight and
-// returns. InputError when the address cannot be bound.
-void serve_http(const Deployment& deployment, const ServerOptions& options);
+// The listening socket is bound first, the routes once the deployment is loaded: a port in use
+// is refused in one line before the models load.
+class HttpServer {
+ public:
+  // Binds host:port (port 0: any free one). InputError naming --host/--port when it cannot.
+  explicit HttpServer(const ServerOptions& options);
+  ~HttpServer();
+  int port() const { return port_; }  // the bound port (--port 0 picks one)
+  // Serves until SIGTERM or SIGINT, then stops taking requests, finishes those in flight and
+  // returns.
+  void serve(const Deployment& deployment);
+
+ private:
+  ServerOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  int port_ = 0;
+};
 
 }  // namespace specd::serve

@@ -114,6 +114,16 @@ async function main() {
           JSON.stringify(models.data));
     const health = await fetch(`${server.url}/health`);
     check('GET /health answers without the key', health.status === 200);
+    {
+      let second = '';
+      try {
+        execFileSync(args.specd, ['serve', '--model', args.model, '--port', String(server.port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+        second = 'started';
+      } catch (e) {
+        second = `${e.status} ${e.stderr}`;
+      }
+      check('a second server on a port in use is refused in one line', /^2 specd serve: --host\/--port: cannot listen on/.test(second), second);
+    }
 
     // Greedy completions equal the CLI's text, with every lossless method asked for.
     const expected = PROMPTS.map((p) => cli('--prompt', p, '--max-new-tokens', '24'));
