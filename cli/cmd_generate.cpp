@@ -1,7 +1,6 @@
 // specd generate: the continuation of one prompt, by plain autoregressive decoding or by one of
 // the speculative methods (--method), which give the same text at T=0.
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "decode/autoregressive.h"
@@ -15,7 +14,6 @@
 #include "method_options.h"
 #include "model_files.h"
 #include "options.h"
-#include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -83,16 +81,12 @@ int run_generate(const Args& args) {
   check_tree_vocabulary(method_args, files.model->config().vocab_size);
   bool add_special_tokens = true;
   if (vm.count("chat")) {
-    const std::filesystem::path tokenizer_dir =
-        tokenizer_path.empty() ? std::filesystem::path(model_dir) : std::filesystem::path(tokenizer_path).parent_path();
-    const std::string config = (tokenizer_dir / "tokenizer_config.json").string();
-    const ChatTemplate chat = std::filesystem::exists(config) ? ChatTemplate::from_config(config) : ChatTemplate(ChatFamily::Plain);
+    const ChatTemplate chat = chat_template_of(model_dir, tokenizer_path);
     std::vector<ChatMessage> messages;
     if (vm.count("system")) messages.push_back({"system", system});
     messages.push_back({"user", prompt});
     prompt = chat.render(messages);
-    // A family's template writes its own BOS, as Hugging Face's apply_chat_template encodes it.
-    add_special_tokens = chat.family() == ChatFamily::Plain;
+    add_special_tokens = chat.encode_with_special_tokens();
   }
   std::vector<int32_t> prompt_ids = files.tokenizer.encode(prompt, add_special_tokens);
   if (static_cast<int64_t>(prompt_ids.size()) >= files.model->context_length())

@@ -15,17 +15,6 @@
 #include "util/error.h"
 
 namespace specd::cli {
-namespace {
-
-// The chat template of the tokenizer's directory (tokenizer_config.json), the plain one without.
-ChatTemplate chat_template_for(const std::string& model_dir, const std::string& tokenizer_path) {
-  const std::filesystem::path dir =
-      tokenizer_path.empty() ? std::filesystem::path(model_dir) : std::filesystem::path(tokenizer_path).parent_path();
-  const std::string config = (dir / "tokenizer_config.json").string();
-  return std::filesystem::exists(config) ? ChatTemplate::from_config(config) : ChatTemplate(ChatFamily::Plain);
-}
-
-}  // namespace
 
 int run_serve(const Args& args) {
   std::string model_dir, tokenizer_path, name, method = "ar";
@@ -76,7 +65,7 @@ int run_serve(const Args& args) {
   deployment.target = files.model;
   deployment.tokenizer = std::make_shared<Tokenizer>(std::move(files.tokenizer));
   deployment.stop_tokens = files.stop_tokens;
-  deployment.chat_template = chat_template_for(model_dir, tokenizer_path);
+  deployment.chat_template = chat_template_of(model_dir, tokenizer_path);
   deployment.max_tokens = max_tokens;
   deployment.default_method = method;
   // The draft: --draft, or the demo target's own; without one, methods that need it are not served.

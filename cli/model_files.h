@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/device.h"
+#include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
 namespace specd {
@@ -22,5 +23,9 @@ struct ModelFiles {
 
 // tokenizer_path empty: DIR/tokenizer.json. Throws InputError on any inconsistency.
 ModelFiles open_model_files(const std::string& dir, const std::string& tokenizer_path, const DeviceSpec& device);
+
+// The chat template of the tokenizer's directory (DIR, or tokenizer_path's): its
+// tokenizer_config.json's, or the plain template when there is none.
+ChatTemplate chat_template_of(const std::string& dir, const std::string& tokenizer_path);
 
 }  // namespace specd::cli

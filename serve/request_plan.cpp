@@ -24,8 +24,7 @@ std::vector<int32_t> prompt_tokens(const Deployment& deployment, const Completio
     } catch (const InputError& e) {
       throw RequestError(400, "messages", e.what());
     }
-    // A family's template writes its own BOS, as Hugging Face's apply_chat_template encodes it.
-    return deployment.tokenizer->encode(text, deployment.chat_template.family() == ChatFamily::Plain);
+    return deployment.tokenizer->encode(text, deployment.chat_template.encode_with_special_tokens());
   }
   if (!request.prompt_tokens.empty()) {
     for (size_t i = 0; i < request.prompt_tokens.size(); ++i)

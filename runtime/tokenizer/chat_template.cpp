@@ -1,9 +1,8 @@
 #include "tokenizer/chat_template.h"
 
-#include <ctime>
-
 #include "io/json_reader.h"
 #include "util/error.h"
+#include "util/timestamp.h"
 
 namespace specd {
 namespace {
@@ -110,22 +109,13 @@ std::string render_qwen25(const std::vector<ChatMessage>& messages) {
   return out + "<|im_start|>assistant\n";
 }
 
-// Today as strftime_now("%d %b %Y") gives it (Hugging Face's engines define it; local time).
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char text[32];
-  std::strftime(text, sizeof text, "%d %b %Y", &local);
-  return text;
-}
-
 // Llama-3.2's template without tools: a system header first, always, with its knowledge cutoff,
 // today's date and the (trimmed) first system message; tool results as ipython turns, their text
 // as a JSON string.
 std::string render_llama32(const std::vector<ChatMessage>& messages, const std::string& bos) {
   const bool system = messages[0].role == "system";
-  std::string out = bos + "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: " + today() +
+  std::string out = bos + "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: " +
+                    local_time("%d %b %Y") +  // as strftime_now gives it in Hugging Face's engines
                     "\n\n" + (system ? trim(messages[0].content) : "") + "<|eot_id|>";
   for (size_t i = system ? 1 : 0; i < messages.size(); ++i) {
     const ChatMessage& m = messages[i];

@@ -37,6 +37,10 @@ class ChatTemplate {
   // message past the first, tool results).
   std::string render(const std::vector<ChatMessage>& messages) const;
   ChatFamily family() const { return family_; }
+  // Whether the rendered prompt is encoded with the tokenizer's special tokens: a family's
+  // template writes its own BOS (as Hugging Face's apply_chat_template encodes it), the plain one
+  // does not.
+  bool encode_with_special_tokens() const { return family_ == ChatFamily::Plain; }
   const char* name() const;
 
  private:
