@@ -181,7 +181,8 @@ Section arc_coverage_section(const ReportInputs& in) {
   const std::string where = in.artifact_dir;
   const auto categories = prompt_categories(arc->prompts);
   int64_t calibration = 0, held_out = 0;
-  for (const ArcSample& x : arc->samples) (x.held_out ? held_out : calibration) += 1;
+  for (const ArcSample& x : arc->samples)
+    if (!x.deploy_site) (x.held_out ? held_out : calibration) += 1;
   const nlohmann::json& options = arc->provenance.options;
   char summary[512];
   std::snprintf(summary, sizeof summary,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <numeric>
 
@@ -89,8 +90,16 @@ class SampleProbe {
       s.held_out = held_out;
       s.root_entropy = entropy[static_cast<size_t>(site.root_position - 1)];
       s.target_token = argmax(last_row.data(), vocab_);
+      s.deploy_site = site.deploy_site;
+      s.relaxed = site.relaxed;
+      s.theta = site.theta;
       if (site.draft_token >= 0) {
-        if (site.draft_token == s.target_token) continue;
+        if (site.draft_token == s.target_token) {
+          if (!site.deploy_site) continue;
+          s.draft_token = site.draft_token;  // the argmax stratum: nothing substituted, nothing moved
+          samples.push_back(s);
+          continue;
+        }
         s.draft_token = site.draft_token;
       } else {
         std::vector<int32_t> candidates = top_ids(last_row.data(), vocab_, options_.top_k);
@@ -141,6 +150,45 @@ std::vector<ArcSample> measure_arc_sites(const LlamaModel& target, const std::ve
   return probe.measure(prompt_index, sequence, sites, held_out);
 }
 
+void decode_arc_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const ArcPromptWork& work, const std::vector<int32_t>& stop_tokens,
+                       const std::vector<float>& whitening, const ArcSampleOptions& options,
+                       const std::function<Policy(const SamplingParams&)>& make, const ArcSiteCollector& collect,
+                       CalibrationJournal& journal) {
+  const WorkloadItem& item = *work.item;
+  GenerateOptions generate;
+  generate.max_new_tokens = options.run.max_new_tokens ? options.run.max_new_tokens : item.max_new_tokens;
+  generate.sampling = options.run.sampling;
+  generate.sampling.seed = options.run.sampling.seed + static_cast<uint64_t>(work.index);
+  generate.stop_tokens = stop_tokens;
+  Policy policy = make(generate.sampling);
+  const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
+
+  std::vector<ArcSite> sites;
+  int32_t step = 0;
+  int64_t root_position = static_cast<int64_t>(prompt.size());
+  auto on_step = [&](const DraftTree& tree, const AcceptResult& result, const float*, int64_t) {
+    collect(tree, result, step, root_position, sites);
+    root_position += static_cast<int64_t>(result.path.size());
+    ++step;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  SpeculativeOutput out = decode_with(target, policy, prompt, generate, on_step);
+  std::vector<int32_t> sequence = prompt;
+  sequence.insert(sequence.end(), out.tokens.begin(), out.tokens.end());
+  // A stop token or the budget can end the text inside a step's path: only sites whose C was emitted.
+  sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const ArcSite& s) { return s.position > static_cast<int64_t>(sequence.size()); }),
+              sites.end());
+  std::stable_sort(sites.begin(), sites.end(), [](const ArcSite& a, const ArcSite& b) { return a.position < b.position; });
+  std::vector<ArcSample> samples = measure_arc_sites(target, whitening, options, work.index, sequence, sites, work.held_out);
+
+  CalibratedPrompt record = prompt_record(work.index, item, prompt.size(), out.tokens.size());
+  record.steps = static_cast<int64_t>(out.steps.size());
+  for (const StepTrace& s : out.steps) record.drafted += s.draft_size, record.accepted += s.accepted_length;
+  record.rejections = static_cast<int64_t>(samples.size());
+  record.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  journal.record_arc_samples(kArcPolicy, record, samples);
+}
+
 void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
                          const std::vector<ArcPromptWork>& work, const std::vector<int32_t>& stop_tokens,
                          const std::vector<float>& whitening, const ArcSampleOptions& options, CalibrationJournal& journal,
@@ -149,42 +197,15 @@ void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaMo
   MethodOptions sd;
   sd.tree = options.tree;
   sd.adaptive_budget = false;  // the whole tree every step: sites at every depth
-  SampleProbe probe(target, whitening, options);
+  auto make = [&](const SamplingParams& sampling) { return make_policy("sd-tree", MethodContext{target, draft, sampling, sd, nullptr}); };
+  // The position after the step's last accepted node, when the target rejected its children.
+  auto collect = [](const DraftTree& tree, const AcceptResult& result, int32_t step, int64_t root_position, std::vector<ArcSite>& sites) {
+    const int32_t last = result.path.back();
+    if (!tree.children(last).empty()) sites.push_back(ArcSite{step, tree.depths[last] + 1, root_position + tree.depths[last] + 1, root_position});
+  };
   for (const ArcPromptWork& w : work) {
     if (done.count(w.index)) continue;
-    const WorkloadItem& item = *w.item;
-    GenerateOptions generate;
-    generate.max_new_tokens = options.run.max_new_tokens ? options.run.max_new_tokens : item.max_new_tokens;
-    generate.sampling = options.run.sampling;
-    generate.sampling.seed = options.run.sampling.seed + static_cast<uint64_t>(w.index);
-    generate.stop_tokens = stop_tokens;
-    Policy policy = make_policy("sd-tree", MethodContext{target, draft, generate.sampling, sd, nullptr});
-    const std::vector<int32_t> prompt = encode_prompt(target, tokenizer, item);
-
-    std::vector<ArcSite> sites;
-    int32_t step = 0;
-    int64_t root_position = static_cast<int64_t>(prompt.size());
-    auto on_step = [&](const DraftTree& tree, const AcceptResult& result, const float*, int64_t) {
-      const int32_t last = result.path.back();
-      if (!tree.children(last).empty()) sites.push_back(ArcSite{step, tree.depths[last] + 1, root_position + tree.depths[last] + 1, root_position});
-      root_position += static_cast<int64_t>(result.path.size());
-      ++step;
-    };
-    const auto start = std::chrono::steady_clock::now();
-    SpeculativeOutput out = decode_with(target, policy, prompt, generate, on_step);
-    std::vector<int32_t> sequence = prompt;
-    sequence.insert(sequence.end(), out.tokens.begin(), out.tokens.end());
-    // A stop token or the budget can end the text inside a step's path: only sites whose C was emitted.
-    sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const ArcSite& s) { return s.position > static_cast<int64_t>(sequence.size()); }),
-                sites.end());
-    std::vector<ArcSample> samples = probe.measure(w.index, sequence, sites, w.held_out);
-
-    CalibratedPrompt record = prompt_record(w.index, item, prompt.size(), out.tokens.size());
-    record.steps = static_cast<int64_t>(out.steps.size());
-    for (const StepTrace& s : out.steps) record.drafted += s.draft_size, record.accepted += s.accepted_length;
-    record.rejections = static_cast<int64_t>(samples.size());
-    record.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    journal.record_arc_samples(kArcPolicy, record, samples);
+    decode_arc_prompt(target, tokenizer, w, stop_tokens, whitening, options, make, collect, journal);
     progress.step("prompt");
   }
 }

@@ -19,12 +19,14 @@
 // t_d is drawn from a stream of (seed, prompt index, step): a resumed or sharded run equals an
 // uninterrupted one.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "artifact/artifact.h"
 #include "calibrate/calibration_journal.h"
 #include "calibrate/calibration_runs.h"
+#include "methods/method_registry.h"
 #include "speculative/model_tree_drafter.h"
 #include "util/progress.h"
 #include "workload/workload.h"
@@ -55,19 +57,35 @@ struct ArcPromptWork {
 };
 
 // Where a sample is taken: position j with its step and depth, the step's root position (for H_m),
-// and t_d when it is given (the deploy audit: the token a run relaxed), else drawn.
+// and t_d when it is given (the deploy audit: the token a run relaxed; a deploy site: a rejected
+// child), else drawn. A deploy site carries its run's gate and whether it relaxed this child.
 struct ArcSite {
   int32_t step = 0, depth = 0;
   int64_t position = 0, root_position = 0;
   int32_t draft_token = -1;
+  bool deploy_site = false, relaxed = false;
+  double theta = 0;
 };
 
-// The samples of one decoded sequence (prompt + output) at `sites` (increasing positions, each
-// within the sequence): the second pass described above. A site whose t_d would equal t_m (a
-// drawn candidate list that is empty, a given token that is the argmax) gives no sample.
+// The samples of one decoded sequence (prompt + output) at `sites` (non-decreasing positions,
+// each within the sequence; siblings share a position): the second pass described above. A site
+// whose t_d would equal t_m (a drawn candidate list that is empty, a given token that is the
+// argmax) gives no sample, except a deploy site: it gives one with js and both raw bounds 0.
 std::vector<ArcSample> measure_arc_sites(const LlamaModel& target, const std::vector<float>& whitening, const ArcSampleOptions& options,
                                          int32_t prompt_index, const std::vector<int32_t>& sequence, const std::vector<ArcSite>& sites,
                                          bool held_out);
+
+// Where one step's samples are taken: called with the step's tree and result, its index and its
+// root's sequence position (node depth d sits at root_position + d); appends sites.
+using ArcSiteCollector = std::function<void(const DraftTree&, const AcceptResult&, int32_t step, int64_t root_position, std::vector<ArcSite>&)>;
+
+// One prompt of a calibration: decodes it with the policy `make` builds for its sampling (seed +
+// index), collects sites step by step, measures them over the emitted text and records the prompt
+// and its samples in the journal (one transaction).
+void decode_arc_prompt(const LlamaModel& target, const Tokenizer& tokenizer, const ArcPromptWork& work, const std::vector<int32_t>& stop_tokens,
+                       const std::vector<float>& whitening, const ArcSampleOptions& options,
+                       const std::function<Policy(const SamplingParams&)>& make, const ArcSiteCollector& collect,
+                       CalibrationJournal& journal);
 
 // Decodes every prompt of `work` that the journal lacks and records its samples there (one
 // transaction per prompt). InputError naming the prompt when it does not fit the target's context.

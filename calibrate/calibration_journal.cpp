@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS arc_samples (
   target_token INTEGER NOT NULL CHECK (target_token >= 0), draft_token INTEGER NOT NULL CHECK (draft_token >= 0),
   root_entropy REAL NOT NULL, u_emb_raw REAL NOT NULL, u_logit_raw REAL NOT NULL, js REAL NOT NULL,
   held_out INTEGER NOT NULL CHECK (held_out IN (0, 1)),
+  deploy_site INTEGER NOT NULL CHECK (deploy_site IN (0, 1)), relaxed INTEGER NOT NULL CHECK (relaxed IN (0, 1)), theta REAL NOT NULL,
   FOREIGN KEY (policy, prompt) REFERENCES prompts (policy, prompt_index)
 );
 )sql";
@@ -232,11 +233,12 @@ void CalibrationJournal::record_arc_samples(const std::string& policy, const Cal
   insert_prompt(policy, prompt);
   sqlite::Statement insert(*db_,
                            "INSERT INTO arc_samples (policy, prompt, step, depth, position, target_token, draft_token, root_entropy, "
-                           "u_emb_raw, u_logit_raw, js, held_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                           "u_emb_raw, u_logit_raw, js, held_out, deploy_site, relaxed, theta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const ArcSample& x : samples) {
     insert.bind(1, policy).bind(2, int64_t{x.prompt}).bind(3, int64_t{x.step}).bind(4, int64_t{x.depth}).bind(5, x.position);
     insert.bind(6, int64_t{x.target_token}).bind(7, int64_t{x.draft_token}).bind(8, double{x.root_entropy}).bind(9, x.u_emb_raw);
-    insert.bind(10, x.u_logit_raw).bind(11, x.js).bind(12, int64_t{x.held_out ? 1 : 0});
+    insert.bind(10, x.u_logit_raw).bind(11, x.js).bind(12, int64_t{x.held_out ? 1 : 0}).bind(13, int64_t{x.deploy_site ? 1 : 0});
+    insert.bind(14, int64_t{x.relaxed ? 1 : 0}).bind(15, x.theta);
     insert.run();
   }
   transaction.commit();
@@ -245,13 +247,13 @@ void CalibrationJournal::record_arc_samples(const std::string& policy, const Cal
 std::vector<ArcSample> CalibrationJournal::arc_samples(const std::string& policy) {
   sqlite::Statement query(*db_,
                           "SELECT prompt, step, depth, position, target_token, draft_token, root_entropy, u_emb_raw, u_logit_raw, js, "
-                          "held_out FROM arc_samples WHERE policy = ? ORDER BY prompt, step, rowid");
+                          "held_out, deploy_site, relaxed, theta FROM arc_samples WHERE policy = ? ORDER BY prompt, step, rowid");
   query.bind(1, policy);
   std::vector<ArcSample> rows;
   auto int32 = [&](int column) { return static_cast<int32_t>(query.int64(column)); };
   while (query.step())
     rows.push_back({int32(0), int32(1), int32(2), query.int64(3), int32(4), int32(5), static_cast<float>(query.real(6)), query.real(7),
-                    query.real(8), query.real(9), query.int64(10) != 0});
+                    query.real(8), query.real(9), query.int64(10) != 0, query.int64(11) != 0, query.int64(12) != 0, query.real(13)});
   return rows;
 }
 

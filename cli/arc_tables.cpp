@@ -21,4 +21,15 @@ void print_audit(const std::vector<ArcAuditRow>& audit, double delta, const char
                 100 * r.cp_high, r.samples > 0 && r.wilson_high < 1 - delta ? "  BELOW 1-delta (the whole interval)" : "");
 }
 
+void print_gate(const std::vector<ArcGateRow>& gate, double js_tolerance, double risk, double confidence) {
+  std::printf("  gate on deploy sites: P(JS > %.3g nats | relaxed, t_d != t_m) <= %.3g, %.3g%% confidence over %zu thresholds (Bonferroni):\n",
+              js_tolerance, risk, 100 * confidence, gate.size());
+  std::printf("    %6s %8s %8s %8s %10s %8s %8s %10s %10s  %s\n", "theta", "prompts", "sites", "relaxed", "t_d=t_m", "misses", "risk",
+              "risk_high", "p-value", "");
+  for (const ArcGateRow& r : gate)
+    std::printf("    %6.3g %8lld %8lld %8lld %10lld %8lld %7.1f%% %9.1f%% %10.3g  %s\n", r.theta, static_cast<long long>(r.prompts),
+                static_cast<long long>(r.sites), static_cast<long long>(r.relaxed), static_cast<long long>(r.relaxed_argmax),
+                static_cast<long long>(r.misses), 100 * r.risk, 100 * r.risk_high, r.p_value, r.valid ? "valid" : "");
+}
+
 }  // namespace specd::cli

@@ -9,5 +9,7 @@ namespace specd::cli {
 void print_constants(const std::vector<ArcConstants>& constants, double delta);
 // `what` names the coverage ("held-out", "deploy").
 void print_audit(const std::vector<ArcAuditRow>& audit, double delta, const char* what);
+// The gate's Learn-then-Test table (stats/arc_gate.h) and the threshold chosen.
+void print_gate(const std::vector<ArcGateRow>& gate, double js_tolerance, double risk, double confidence);
 
 }  // namespace specd::cli

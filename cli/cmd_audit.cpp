@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "options.h"
 #include "stats/arc_fit.h"
+#include "stats/arc_gate.h"
 #include "util/error.h"
 
 namespace specd::cli {
@@ -48,7 +49,8 @@ int run_audit_arc(const Args& args) {
   const std::vector<ArcAuditRow> audit = audit_arc(arc.samples, arc.constants, prompt_categories(arc.prompts), /*held_out=*/true);
 
   int64_t calibration = 0, held_out = 0;
-  for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
+  for (const ArcSample& s : arc.samples)
+    if (!s.deploy_site) (s.held_out ? held_out : calibration) += 1;
   std::printf("%s: ARC-Decode calibration at T=%.2f top-k %lld top-p %.2f, delta %.3g: %lld calibration samples, %lld held-out\n",
               dir.c_str(), arc.provenance.temperature, static_cast<long long>(arc.provenance.top_k), arc.provenance.top_p, arc.delta,
               static_cast<long long>(calibration), static_cast<long long>(held_out));
@@ -57,6 +59,14 @@ int run_audit_arc(const Args& args) {
   if (!reproduced) print_constants(refit, arc.delta);
   print_audit(audit, arc.delta, "held-out");
   if (audit != arc.audit) std::printf("  the stored audit rows differ from the recomputed ones above\n");
+  bool gate_reproduced = true;
+  if (has_deploy_sites(arc)) {
+    const ArcGateOptions options = arc_gate_options_of(arc, dir + ": manifest arc options");
+    const std::vector<ArcGateRow> gate = fit_arc_gate(arc.samples, options);
+    gate_reproduced = gate == arc.gate;
+    print_gate(gate, options.js_tolerance, options.risk, options.confidence);
+    std::printf("  gate recomputed from the stored deploy sites: %s\n", gate_reproduced ? "equal to the stored rows" : "DIFFERENT from the stored rows");
+  }
   bool drift = false;
   if (!traces.empty()) {
     ArtifactReader(dir).check_pair(d.target_dir, "");
@@ -73,7 +83,7 @@ int run_audit_arc(const Args& args) {
                     r.group.c_str(), 100 * r.coverage, 100 * r.wilson_low, 100 * r.wilson_high, 100 * (1 - arc.delta));
       }
   }
-  return reproduced && audit == arc.audit && !drift ? 0 : 1;
+  return reproduced && audit == arc.audit && gate_reproduced && !drift ? 0 : 1;
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 // correction memory); sam-corpus: the target's greedy answers (SAM-Decoding's static corpus).
 // Parsing, loading and printing only: the work is in calibrate/.
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <sstream>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -14,6 +17,9 @@
 #include "arc_tables.h"
 #include "calibrate_common.h"
 #include "stats/arc_fit.h"
+#include "speculative/method_params.h"
+#include "stats/arc_gate.h"
+#include "calibrate/arc_onpolicy.h"
 #include "calibrate/arc_samples.h"
 #include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
@@ -146,6 +152,22 @@ std::string items_digest(const std::vector<WorkloadItem>& items) {
   return sha256_bytes(all);
 }
 
+// "0.9,0.7,0.5": the grid of --theta-grid, strict first as given; each value read as the arc
+// method's theta parameter.
+std::vector<double> parse_theta_grid(const std::string& text) {
+  const MethodParam& theta = *find_param("arc", "theta");
+  std::vector<double> grid;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const double v = parse_param_value(theta, item, "--theta-grid");
+    if (std::find(grid.begin(), grid.end(), v) != grid.end()) input_error("--theta-grid", "repeats " + item);
+    grid.push_back(v);
+  }
+  if (grid.empty()) input_error("--theta-grid", "is empty");
+  return grid;
+}
+
 int run_arc(const Args& args) {
   CommonArgs a;
   ArcSampleOptions options;
@@ -153,6 +175,8 @@ int run_arc(const Args& args) {
   double delta = 0.05;
   std::string audit_dir = data_dir() + "/workloads", buckets_text, rule = "paper";
   int64_t audit_per_category = 4;
+  std::string sites = "deploy", theta_grid = "0.9,0.7,0.5,0.3,0.1";
+  ArcGateOptions gate;
   po::options_description desc("specd calibrate arc");
   add_common(desc, a, /*with_draft=*/true);
   desc.add_options()
@@ -171,7 +195,14 @@ int run_arc(const Args& args) {
       ("audit-per-category", po::value(&audit_per_category)->default_value(4), "audit prompts per category (0: no audit)")
       ("tree-top-k", po::value(&options.tree.top_k)->default_value(options.tree.top_k), "draft tree of the sd-tree runs: children per node")
       ("tree-depth", po::value(&options.tree.depth)->default_value(options.tree.depth), "draft tree depth")
-      ("tree-nodes", po::value(&options.tree.nodes)->default_value(options.tree.nodes), "draft tree nodes");
+      ("tree-nodes", po::value(&options.tree.nodes)->default_value(options.tree.nodes), "draft tree nodes")
+      ("sites", po::value(&sites)->default_value(sites),
+       "deploy: the constants from candidate samples on the even calibration prompts (the pilot), then the arc policy itself on the odd "
+       "ones, one gate threshold per prompt block, and the gate chosen where it acts; candidates: the paper's candidate samples only")
+      ("theta-grid", po::value(&theta_grid)->default_value(theta_grid), "deploy sites: the LTS thresholds tried, each on its own prompts")
+      ("js-tolerance", po::value(&gate.js_tolerance)->default_value(gate.js_tolerance), "deploy sites: a relaxed token misses when its next-step JS exceeds this (nats)")
+      ("risk", po::value(&gate.risk)->default_value(gate.risk), "deploy sites: the share of relaxed tokens allowed to miss")
+      ("confidence", po::value(&gate.confidence)->default_value(gate.confidence), "deploy sites: confidence of that bound, family-wise over the grid");
   add_samples_per_prompt(desc, a);
   po::variables_map vm;
   if (!parse(args, desc, vm, "usage: specd calibrate arc [--target T] [--draft D] [--prompts F] --out DIR [--delta 0.05] [--temperature T] [--resume] [--shard I/N|auto[/N]]"))
@@ -187,8 +218,20 @@ int run_arc(const Args& args) {
     input_error("--tree-nodes", "the tree needs top-k and depth >= 1 and at least depth nodes");
   const ArcBuckets buckets = parse_arc_buckets(buckets_text, "--buckets");
   if (rule != "paper" && rule != "split") input_error("--rule", "must be paper or split (got '" + rule + "')");
+  const bool deploy_sites = sites == "deploy";
+  if (!deploy_sites && sites != "candidates") input_error("--sites", "must be deploy or candidates (got '" + sites + "')");
+  if (deploy_sites) {
+    gate.thetas = parse_theta_grid(theta_grid);
+    if (!(gate.js_tolerance > 0 && gate.js_tolerance < std::log(2.0))) input_error("--js-tolerance", "must be in (0, ln 2)");
+    if (!(gate.risk > 0 && gate.risk < 1)) input_error("--risk", "must be in (0, 1)");
+    if (!(gate.confidence > 0.5 && gate.confidence < 1)) input_error("--confidence", "must be in (0.5, 1)");
+  }
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "arc"));
+  // The deploy sites need the pilot's constants, which need every pilot sample: shard the
+  // candidate calibration (--sites candidates) instead.
+  if (deploy_sites && a.shard_count > 1)
+    input_error("--shard", "--sites deploy runs unsharded (its sites need the whole pilot's constants); shard --sites candidates");
   const std::vector<WorkloadItem> audit_items =
       audit_per_category > 0 ? read_workload_suite(audit_dir, {}, audit_per_category) : std::vector<WorkloadItem>{};
   options.run.shard_index = a.shard_index;
@@ -202,7 +245,10 @@ int run_arc(const Args& args) {
                         {"buckets", buckets_text}, {"tree", {{"top_k", options.tree.top_k}, {"depth", options.tree.depth}, {"nodes", options.tree.nodes}}},
                         {"audit_prompts", portable_path(audit_dir)}, {"audit_per_category", audit_per_category},
                         {"audit_prompts_sha256", items_digest(audit_items)},
-                        {"max_new_tokens", a.max_new_tokens}, {"samples_per_prompt", a.samples_per_prompt}};
+                        {"max_new_tokens", a.max_new_tokens}, {"samples_per_prompt", a.samples_per_prompt}, {"sites", sites}};
+  if (deploy_sites)
+    provenance.options.update({{"theta_grid", gate.thetas}, {"js_tolerance", gate.js_tolerance}, {"risk", gate.risk},
+                               {"confidence", gate.confidence}});
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
@@ -213,20 +259,25 @@ int run_arc(const Args& args) {
   CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, provenance), a.resume);
 
   // The prompts are the calibration prompts followed by the audit prompts (held out), each
-  // decoded K times; a shard owns unit % N.
+  // decoded K times; a shard owns unit % N. With deploy sites the odd calibration prompts are
+  // decoded by the arc policy instead, prompt block b = (prompt / 2) % |grid| at the b-th theta.
   std::vector<ArcPromptWork> work;
+  std::vector<ArcDeployWork> deploy_work;
   for (const CalibrationUnit& unit : shard_units(static_cast<int64_t>(items.size() + audit_items.size()), a.samples_per_prompt,
                                                  a.shard_index, a.shard_count)) {
     const bool held_out = unit.prompt >= static_cast<int32_t>(items.size());
-    work.push_back({unit.index, held_out ? &audit_items[unit.prompt - items.size()] : &items[unit.prompt], held_out});
+    if (deploy_sites && !held_out && unit.prompt % 2 == 1)
+      deploy_work.push_back({unit.index, &items[unit.prompt], gate.thetas[static_cast<size_t>(unit.prompt / 2) % gate.thetas.size()]});
+    else
+      work.push_back({unit.index, held_out ? &audit_items[unit.prompt - items.size()] : &items[unit.prompt], held_out});
   }
+  const size_t planned = work.size() + deploy_work.size();
   const size_t already = journal.finished_prompts(kArcPolicy).size();
-  if (already) std::fprintf(stderr, "calibrate arc: resuming, %zu of %zu decodes already done\n", already, work.size());
-  Progress progress(static_cast<int64_t>(work.size() - already), "calibrate arc", "decodes");
+  if (already) std::fprintf(stderr, "calibrate arc: resuming, %zu of %zu decodes already done\n", already, planned);
+  Progress progress(static_cast<int64_t>(planned - already), "calibrate arc", "decodes");
   progress.note("whitening the target's embedding table");
   const std::vector<float> whitening = embedding_whitening(*files.model);
   collect_arc_samples(*files.model, draft, files.tokenizer, work, files.stop_tokens, whitening, options, journal, progress);
-  progress.done();
 
   ArcCalibration arc;
   arc.provenance = provenance;
@@ -234,14 +285,33 @@ int run_arc(const Args& args) {
   arc.top_k = options.top_k;
   arc.mu = options.mu;
   arc.epsilon = options.epsilon;
-  arc.prompts = journal.prompts(kArcPolicy);
   arc.whitening = whitening;
+  if (!deploy_work.empty()) {
+    // The pilot's constants (deploy sites never enter them) drive the on-policy runs.
+    arc.prompts = journal.prompts(kArcPolicy);
+    arc.samples = journal.arc_samples(kArcPolicy);
+    fit_arc(arc, buckets, a.out);
+    progress.note("deploy sites: the arc policy on " + std::to_string(deploy_work.size()) + " prompts");
+    collect_arc_deploy_sites(*files.model, draft, files.tokenizer, deploy_work, files.stop_tokens, arc, options, journal, progress);
+  }
+  progress.done();
+  arc.prompts = journal.prompts(kArcPolicy);
   arc.samples = journal.arc_samples(kArcPolicy);
   // A shard's samples are a part of the quantiles' input: `artifact merge` fits the whole.
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   const double wall_ms = total_wall_ms(arc.prompts);
   arc.provenance.wall_s = wall_ms / 1000.0;
-  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) { current.arc = arc; });
+  std::optional<ArcGateChoice> choice;
+  if (deploy_sites) choice = choose_arc_gate(arc.gate, gate);
+  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
+    current.arc = arc;
+    // The gate's threshold follows its calibration; a swept one (calibrate sweep) stays.
+    auto& rows = current.thresholds;
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [](const Threshold& t) { return t.policy == "arc" && t.name == "theta" && t.source.rfind("calibrate arc", 0) == 0; }),
+               rows.end());
+    if (choice) set_threshold(current, "arc", "theta", choice->theta, choice->reason);
+  });
   journal.remove();
 
   int64_t calibration = 0, held_out = 0;
@@ -259,6 +329,10 @@ int run_arc(const Args& args) {
   }
   print_constants(arc.constants, delta);
   if (!arc.audit.empty()) print_audit(arc.audit, delta, "held-out");
+  if (choice) {
+    print_gate(arc.gate, gate.js_tolerance, gate.risk, gate.confidence);
+    std::printf("  deployed theta = %g: %s\n", choice->theta, choice->reason.c_str());
+  }
   return 0;
 }
 

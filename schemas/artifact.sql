@@ -1,8 +1,9 @@
--- specd calibration artifact, calibration.sqlite, schema version 3 (PRAGMA user_version).
+-- specd calibration artifact, calibration.sqlite, schema version 4 (PRAGMA user_version).
 -- The tables of one model pair's artifact (schemas/README.md): the prompts each calibration ran,
 -- CSD's correction memory, ARC-Decode's constants and held-out audit, and the thresholds the
 -- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them);
--- version 3 added sweep_runs and sweep_categories (version 2: the same without them). The writer inserts rows in
+-- version 3 added sweep_runs and sweep_categories (version 2: the same without them); version 4
+-- added arc_gate (version 3: the same without it). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
 -- prompts.prompt_index is the calibration's unit: with K samples per prompt (manifest
 -- options.samples_per_prompt, default 1) sample k of prompt i among P is k*P + i, so with K = 1
@@ -73,6 +74,26 @@ CREATE TABLE arc_audit (
   PRIMARY KEY (group_kind, group_name)
 ) WITHOUT ROWID;
 
+-- ARC-Decode's gate, chosen on deploy sites (runtime/stats/arc_gate.h): per LTS threshold theta of
+-- the grid, the on-policy arc runs that used it over their own prompts; `relaxed` counts relaxed
+-- children with t_d != t_m, `relaxed_argmax` those with t_d = t_m (no JS shift, counted apart),
+-- `misses` the former whose next-step JS exceeds the tolerance (manifest options.js_tolerance);
+-- p_value is the exact binomial P(X <= misses) under risk = options.risk, `valid` 1 when it is at
+-- most (1 - confidence) / grid size (Bonferroni: the family-wise Learn-then-Test).
+CREATE TABLE arc_gate (
+  theta          REAL NOT NULL,
+  prompts        INTEGER NOT NULL CHECK (prompts >= 0),
+  sites          INTEGER NOT NULL CHECK (sites >= 0),
+  relaxed        INTEGER NOT NULL CHECK (relaxed >= 0),
+  relaxed_argmax INTEGER NOT NULL CHECK (relaxed_argmax >= 0),
+  misses         INTEGER NOT NULL CHECK (misses >= 0 AND misses <= relaxed),
+  risk           REAL NOT NULL,
+  risk_high      REAL NOT NULL,
+  p_value        REAL NOT NULL,
+  valid          INTEGER NOT NULL CHECK (valid IN (0, 1)),
+  PRIMARY KEY (theta)
+) WITHOUT ROWID;
+
 -- specd calibrate sweep: one row per measured run of a method family's parameter grid (the
 -- manifest's calibrations.sweep.<family> holds the grid, the bounds and the chosen run). Run 0 is
 -- the base point (the options as given). Unlike the other tables these hold timings: a sweep
@@ -124,4 +145,4 @@ CREATE TABLE thresholds (
   PRIMARY KEY (policy, name)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

@@ -46,9 +46,15 @@ bool SamCorpusCalibration::operator==(const SamCorpusCalibration& o) const {
 }
 
 bool ArcSample::operator==(const ArcSample& o) const {
-  return std::tie(prompt, step, depth, position, target_token, draft_token, root_entropy, u_emb_raw, u_logit_raw, js, held_out) ==
+  return std::tie(prompt, step, depth, position, target_token, draft_token, root_entropy, u_emb_raw, u_logit_raw, js, held_out,
+                  deploy_site, relaxed, theta) ==
          std::tie(o.prompt, o.step, o.depth, o.position, o.target_token, o.draft_token, o.root_entropy, o.u_emb_raw, o.u_logit_raw,
-                  o.js, o.held_out);
+                  o.js, o.held_out, o.deploy_site, o.relaxed, o.theta);
+}
+
+bool ArcGateRow::operator==(const ArcGateRow& o) const {
+  return std::tie(theta, prompts, sites, relaxed, relaxed_argmax, misses, risk, risk_high, p_value, valid) ==
+         std::tie(o.theta, o.prompts, o.sites, o.relaxed, o.relaxed_argmax, o.misses, o.risk, o.risk_high, o.p_value, o.valid);
 }
 
 bool ArcConstants::operator==(const ArcConstants& o) const {
@@ -62,8 +68,8 @@ bool ArcAuditRow::operator==(const ArcAuditRow& o) const {
 }
 
 bool ArcCalibration::operator==(const ArcCalibration& o) const {
-  return std::tie(provenance, delta, top_k, mu, epsilon, prompts, whitening, samples, constants, audit) ==
-         std::tie(o.provenance, o.delta, o.top_k, o.mu, o.epsilon, o.prompts, o.whitening, o.samples, o.constants, o.audit);
+  return std::tie(provenance, delta, top_k, mu, epsilon, prompts, whitening, samples, constants, audit, gate) ==
+         std::tie(o.provenance, o.delta, o.top_k, o.mu, o.epsilon, o.prompts, o.whitening, o.samples, o.constants, o.audit, o.gate);
 }
 
 bool SweepStats::operator==(const SweepStats& o) const {

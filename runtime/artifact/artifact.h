@@ -13,10 +13,11 @@ namespace specd {
 
 // Versions this specd writes; it reads each from kOldestArtifactVersion on and refuses any other
 // (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration,
-// version 3 the parameter sweeps; each version's files are the next version's without them.
-constexpr int32_t kArtifactSchemaVersion = 3;  // manifest.json
-constexpr int32_t kArtifactSqliteVersion = 3;  // calibration.sqlite, PRAGMA user_version
-constexpr int32_t kArtifactH5Version = 3;      // calibration.h5, root attribute schema_version (3: as 2)
+// version 3 the parameter sweeps, version 4 ARC's deploy sites and gate (the manifest: their
+// options and count); each version's files are the next version's without them.
+constexpr int32_t kArtifactSchemaVersion = 4;  // manifest.json
+constexpr int32_t kArtifactSqliteVersion = 4;  // calibration.sqlite, PRAGMA user_version
+constexpr int32_t kArtifactH5Version = 4;      // calibration.h5, root attribute schema_version (3: as 2)
 constexpr int32_t kOldestArtifactVersion = 1;  // of each of the three
 // "1 to 2": the versions of a file this specd reads, for refusals ("schema version 3, this specd reads 1 to 2").
 std::string readable_versions(int32_t current);
@@ -101,9 +102,12 @@ struct SamCorpusCalibration {
   bool operator==(const SamCorpusCalibration& other) const;
 };
 
-// One ARC-Decode calibration sample (the ARC-Decode paper Algorithm 1) at a position j where the target
-// verified a draft: t_m is the target's argmax there, t_d a candidate drawn uniformly from the
-// target's top-K without t_m. The raw bounds and the true next-step divergence, in nats.
+// One ARC-Decode calibration sample at a position j where the target verified a draft: t_m is the
+// target's argmax there. A candidate sample (the ARC-Decode paper Algorithm 1) draws t_d uniformly
+// from the target's top-K without t_m; a deploy-site sample is a draft child the target rejected at
+// a node of an arc run (on-policy, gate threshold `theta`) whose children were all rejected, where
+// the gate considered relaxing it (t_d = t_m there has js = 0 and both raw bounds 0). The raw
+// bounds and the true next-step divergence, in nats.
 struct ArcSample {
   int32_t prompt = 0;          // prompt index in its prompt file
   int32_t step = 0;            // speculative step within the prompt's decoding, from 0
@@ -116,6 +120,9 @@ struct ArcSample {
   double u_logit_raw = 0;      // (log p~(t_m) - log p~(t_d))^2 on processed, epsilon-clamped probabilities
   double js = 0;               // JS(q_{j+1}, r_{j+1}) over the top-K union, smoothed by mu (nats)
   bool held_out = false;       // audit split: the constants never see it
+  bool deploy_site = false;    // a rejected draft child at an on-policy deploy site (else a candidate sample)
+  bool relaxed = false;        // deploy sites: the gate relaxed this child
+  double theta = 0;            // deploy sites: the LTS threshold of the run that made it (0 for candidates)
   bool operator==(const ArcSample& other) const;
 };
 
@@ -142,6 +149,19 @@ struct ArcAuditRow {
   bool operator==(const ArcAuditRow& other) const;
 };
 
+// The gate's Learn-then-Test at one LTS threshold theta (calibrate/arc_gate.h): the deploy sites
+// of the arc runs that used it, how many children it relaxed (t_d != t_m, and t_d = t_m apart),
+// how many of the former moved the next-step distribution by more than the JS tolerance, and the
+// binomial p-value of "the risk exceeds the tolerated rate" (valid: rejected at the family-wise level).
+struct ArcGateRow {
+  double theta = 0;
+  int64_t prompts = 0, sites = 0, relaxed = 0, relaxed_argmax = 0, misses = 0;
+  double risk = 0, risk_high = 0;  // misses / relaxed and its one-sided Clopper-Pearson upper bound at the confidence asked
+  double p_value = 1;
+  bool valid = false;
+  bool operator==(const ArcGateRow& other) const;
+};
+
 struct ArcCalibration {
   CalibrationProvenance provenance;        // sampling settings calibrated for; options: delta, K, mu, epsilon, tree, buckets
   double delta = 0.05;                     // risk level
@@ -153,6 +173,7 @@ struct ArcCalibration {
   std::vector<ArcSample> samples;          // by (prompt, step)
   std::vector<ArcConstants> constants;     // "all" first, then buckets in order
   std::vector<ArcAuditRow> audit;          // "all", then categories, then depths
+  std::vector<ArcGateRow> gate;            // by theta, strict (high) first; empty without deploy sites
   bool operator==(const ArcCalibration& other) const;
 };
 

@@ -22,10 +22,10 @@ std::string arc_column(const char* name) { return std::string("/arc/samples/") +
 }  // namespace
 
 void write_arc_arrays(Hdf5File& file, const ArcCalibration& arc) {
-  std::vector<int32_t> prompt, step, depth, target_token, draft_token, held_out;
+  std::vector<int32_t> prompt, step, depth, target_token, draft_token, held_out, deploy_site, relaxed;
   std::vector<int64_t> position;
   std::vector<float> root_entropy;
-  std::vector<double> u_emb_raw, u_logit_raw, js;
+  std::vector<double> u_emb_raw, u_logit_raw, js, theta;
   for (const ArcSample& x : arc.samples) {
     prompt.push_back(x.prompt);
     step.push_back(x.step);
@@ -38,6 +38,9 @@ void write_arc_arrays(Hdf5File& file, const ArcCalibration& arc) {
     u_logit_raw.push_back(x.u_logit_raw);
     js.push_back(x.js);
     held_out.push_back(x.held_out ? 1 : 0);
+    deploy_site.push_back(x.deploy_site ? 1 : 0);
+    relaxed.push_back(x.relaxed ? 1 : 0);
+    theta.push_back(x.theta);
   }
   file.write(kArcWhitening, arc.whitening);
   file.write(arc_column("prompt"), prompt);
@@ -51,6 +54,9 @@ void write_arc_arrays(Hdf5File& file, const ArcCalibration& arc) {
   file.write(arc_column("u_logit_raw"), u_logit_raw);
   file.write(arc_column("js"), js);
   file.write(arc_column("held_out"), held_out);
+  file.write(arc_column("deploy_site"), deploy_site);
+  file.write(arc_column("relaxed"), relaxed);
+  file.write(arc_column("theta"), theta);
 }
 
 namespace {
@@ -104,7 +110,7 @@ std::vector<std::string> unexpected_objects(const Hdf5File& file) {
   // those of them present holds something else. Counted, not listed: see Hdf5File::link_count.
   std::vector<std::string> arc_samples;
   for (const char* column : {"prompt", "step", "depth", "position", "target_token", "draft_token", "root_entropy", "u_emb_raw",
-                             "u_logit_raw", "js", "held_out"})
+                             "u_logit_raw", "js", "held_out", "deploy_site", "relaxed", "theta"})
     arc_samples.push_back(arc_column(column));
   std::vector<std::string> rejections;
   for (const char* column : kRejectionColumns) rejections.push_back(rejection_column(column));
@@ -155,13 +161,21 @@ std::vector<ArcSample> read_arc_samples(const Hdf5File& file) {
   const auto u_logit_raw = checked(file.read_float64(arc_column("u_logit_raw")), "u_logit_raw");
   const auto js = checked(file.read_float64(arc_column("js")), "js");
   const auto held_out = checked(file.read_int32(arc_column("held_out")), "held_out");
+  // Version 4 added the deploy sites' columns; older files hold candidate samples only.
+  const bool sites = artifact_arrays_version(file) >= 4;
+  const auto deploy_site = sites ? checked(file.read_int32(arc_column("deploy_site")), "deploy_site") : std::vector<int32_t>(rows, 0);
+  const auto relaxed = sites ? checked(file.read_int32(arc_column("relaxed")), "relaxed") : std::vector<int32_t>(rows, 0);
+  const auto theta = sites ? checked(file.read_float64(arc_column("theta")), "theta") : std::vector<double>(rows, 0.0);
+  auto flag = [&](const std::vector<int32_t>& column, const char* name, size_t i) {
+    if (column[i] != 0 && column[i] != 1)
+      input_error(file.path(), arc_column(name) + " row " + std::to_string(i) + " is " + std::to_string(column[i]) + ", expected 0 or 1");
+    return column[i] == 1;
+  };
   std::vector<ArcSample> samples(rows);
   for (size_t i = 0; i < rows; ++i) {
-    if (held_out[i] != 0 && held_out[i] != 1)
-      input_error(file.path(), arc_column("held_out") + " row " + std::to_string(i) + " is " + std::to_string(held_out[i]) +
-                                   ", expected 0 or 1");
-    samples[i] = {prompt[i], step[i],         depth[i], position[i], target_token[i], draft_token[i],
-                  root_entropy[i], u_emb_raw[i], u_logit_raw[i], js[i], held_out[i] == 1};
+    samples[i] = {prompt[i],      step[i],      depth[i],      position[i], target_token[i],
+                  draft_token[i], root_entropy[i], u_emb_raw[i], u_logit_raw[i], js[i],
+                  flag(held_out, "held_out", i), flag(deploy_site, "deploy_site", i), flag(relaxed, "relaxed", i), theta[i]};
   }
   return samples;
 }

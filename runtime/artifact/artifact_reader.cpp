@@ -60,6 +60,8 @@ Artifact read_whole(const std::string& dir, ArtifactReader::Lock lock) {
     arc.prompts = tables.prompts(kArcPolicy);
     arc.constants = tables.arc_constants();
     arc.audit = tables.arc_audit();
+  arc.gate = tables.arc_gate();
+    arc.gate = tables.arc_gate();
     arc.whitening = read_arc_whitening(arrays);
     arc.samples = read_arc_samples(arrays);
     for (const std::string& problem : arc_manifest_problems(manifest_constants, arc.constants)) throw InputError(dir + "/" + problem);
@@ -112,6 +114,7 @@ ArcCalibration ArtifactReader::arc_calibration() const {
   arc.prompts = tables.prompts(kArcPolicy);
   arc.constants = tables.arc_constants();
   arc.audit = tables.arc_audit();
+  arc.gate = tables.arc_gate();
   const Hdf5File arrays = open_artifact_arrays(sealed_file(kH5File));
   check_recorded_version(dir_, kH5File, files(), artifact_arrays_version(arrays));
   arc.whitening = read_arc_whitening(arrays);

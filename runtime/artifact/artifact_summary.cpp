@@ -85,6 +85,13 @@ void print_arc(std::ostream& out, const json& c) {
         << fixed(r["wilson_high"].get<double>(), 4) << "], [" << fixed(r["cp_low"].get<double>(), 4) << ", "
         << fixed(r["cp_high"].get<double>(), 4) << "]";
   }
+  if (c.contains("gate") && !c["gate"].empty()) {
+    out << "\n  gate on deploy sites (theta: prompts, sites, relaxed t_d != t_m, t_d = t_m, misses, risk, one-sided high, p-value):";
+    for (const json& r : c["gate"])
+      out << "\n    " << general(r["theta"].get<double>()) << ": " << r["prompts"] << ", " << r["sites"] << ", " << r["relaxed"] << ", "
+          << r["relaxed_argmax"] << ", " << r["misses"] << ", " << fixed(r["risk"].get<double>(), 4) << ", "
+          << fixed(r["risk_high"].get<double>(), 4) << ", " << general(r["p_value"].get<double>()) << (r["valid"].get<bool>() ? ", valid" : "");
+  }
   out << "\n";
 }
 
@@ -167,6 +174,12 @@ json artifact_summary(const std::string& dir, const Artifact& artifact, size_t t
                        {"cp_high", r.cp_high}});
     calibrations[kArcPolicy]["buckets"] = buckets;
     calibrations[kArcPolicy]["audit"] = audit;
+    json gate = json::array();
+    for (const ArcGateRow& r : artifact.arc->gate)
+      gate.push_back({{"theta", r.theta}, {"prompts", r.prompts}, {"sites", r.sites}, {"relaxed", r.relaxed},
+                      {"relaxed_argmax", r.relaxed_argmax}, {"misses", r.misses}, {"risk", r.risk}, {"risk_high", r.risk_high},
+                      {"p_value", r.p_value}, {"valid", r.valid}});
+    calibrations[kArcPolicy]["gate"] = gate;
     calibrations[kArcPolicy]["whitening_size"] = artifact.arc->whitening.size();
   }
   for (const SweepCalibration& sweep : artifact.sweeps) {
@@ -217,11 +230,12 @@ std::string artifact_contents_line(const Artifact& a) {
             " documents, " + std::to_string(tokens) + " tokens";
   }
   if (a.arc) {
-    size_t held_out = 0;
-    for (const ArcSample& x : a.arc->samples) held_out += x.held_out;
+    size_t held_out = 0, deploy_sites = 0;
+    for (const ArcSample& x : a.arc->samples) held_out += x.held_out, deploy_sites += x.deploy_site;
     line += std::string(line.empty() ? "" : "; ") + "arc: " + std::to_string(a.arc->prompts.size()) + " prompts, " +
-            std::to_string(a.arc->samples.size() - held_out) + " calibration samples, " + std::to_string(held_out) +
-            " held-out samples, " + std::to_string(a.arc->constants.size()) + " buckets";
+            std::to_string(a.arc->samples.size() - held_out - deploy_sites) + " calibration samples, " + std::to_string(held_out) +
+            " held-out samples, " + (deploy_sites ? std::to_string(deploy_sites) + " deploy-site samples, " : std::string()) +
+            std::to_string(a.arc->constants.size()) + " buckets";
   }
   for (const SweepCalibration& sweep : a.sweeps)
     line += std::string(line.empty() ? "" : "; ") + "sweep " + sweep.family + ": " + std::to_string(sweep.runs.size()) + " of " +

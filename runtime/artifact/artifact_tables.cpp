@@ -76,6 +76,16 @@ void insert_arc(sqlite::Database& db, const ArcCalibration& arc) {
     audit.bind(6, r.coverage).bind(7, r.wilson_low).bind(8, r.wilson_high).bind(9, r.cp_low).bind(10, r.cp_high);
     audit.run();
   }
+  sqlite::Statement gate(db,
+                         "INSERT INTO arc_gate (theta, prompts, sites, relaxed, relaxed_argmax, misses, risk, risk_high, p_value, valid) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  std::vector<ArcGateRow> rows = arc.gate;
+  std::sort(rows.begin(), rows.end(), [](const ArcGateRow& a, const ArcGateRow& b) { return a.theta < b.theta; });
+  for (const ArcGateRow& r : rows) {
+    gate.bind(1, r.theta).bind(2, r.prompts).bind(3, r.sites).bind(4, r.relaxed).bind(5, r.relaxed_argmax).bind(6, r.misses);
+    gate.bind(7, r.risk).bind(8, r.risk_high).bind(9, r.p_value).bind(10, int64_t{r.valid ? 1 : 0});
+    gate.run();
+  }
 }
 
 void insert_sweep(sqlite::Database& db, const SweepCalibration& sweep) {
@@ -211,6 +221,18 @@ std::vector<ArcAuditRow> ArtifactTables::arc_audit() {
   return audit;
 }
 
+std::vector<ArcGateRow> ArtifactTables::arc_gate() {
+  if (version_ < 4) return {};  // version 4 added the gate
+  TableRows rows(db_, path_, "arc_gate",
+                 {"theta", "prompts", "sites", "relaxed", "relaxed_argmax", "misses", "risk", "risk_high", "p_value", "valid"},
+                 "ORDER BY theta DESC");
+  std::vector<ArcGateRow> gate;
+  while (rows.step())
+    gate.push_back({rows.real(0), rows.integer(1), rows.integer(2), rows.integer(3), rows.integer(4), rows.integer(5), rows.real(6),
+                    rows.real(7), rows.real(8), rows.integer(9) == 1});
+  return gate;
+}
+
 std::vector<CalibratedPrompt> ArtifactTables::prompts(const std::string& policy) {
   TableRows rows(db_, path_, "prompts",
                  {"prompt_index", "prompt_id", "category", "prompt_tokens", "new_tokens", "steps", "drafted", "accepted", "rejections"},
@@ -341,6 +363,7 @@ std::vector<std::string> ArtifactTables::schema_problems() {
     return tables;
   };
   auto want = columns(expected);
+  if (version_ < 4) want.erase("arc_gate");  // version 3: the same tables without the gate's
   if (version_ < 3) {  // version 2: the same tables without the sweeps'
     want.erase("sweep_runs");
     want.erase("sweep_categories");

@@ -34,6 +34,7 @@ class ArtifactTables {
   // ARC's constants and audit rows in the order they were written ("all" first); none in version 1.
   std::vector<ArcConstants> arc_constants();
   std::vector<ArcAuditRow> arc_audit();
+  std::vector<ArcGateRow> arc_gate();  // strict (high theta) first
   // A family's sweep runs by index, each with its categories in stored order; none before version 3.
   std::vector<SweepRun> sweep_runs(const std::string& family);
   std::vector<std::string> sweep_families();  // the distinct families of sweep_runs

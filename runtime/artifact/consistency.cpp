@@ -65,10 +65,11 @@ json derived_counts(const SamCorpusCalibration& sam) {
 
 json derived_counts(const ArcCalibration& arc) {
   json counts = prompt_sums(arc.prompts);
-  int64_t held_out = 0;
-  for (const ArcSample& x : arc.samples) held_out += x.held_out;
-  counts["calibration_samples"] = static_cast<int64_t>(arc.samples.size()) - held_out;
+  int64_t held_out = 0, deploy_sites = 0;
+  for (const ArcSample& x : arc.samples) held_out += x.held_out, deploy_sites += x.deploy_site;
+  counts["calibration_samples"] = static_cast<int64_t>(arc.samples.size()) - held_out - deploy_sites;
   counts["held_out_samples"] = held_out;
+  if (deploy_sites) counts["deploy_site_samples"] = deploy_sites;  // absent before deploy sites existed
   return counts;
 }
 
@@ -98,6 +99,7 @@ void check_arc(const ArcCalibration& arc, std::vector<std::string>& problems) {
       problems.push_back("calibration.h5: an arc sample of prompt " + std::to_string(x.prompt) + ", which the arc prompts table lacks");
       return;
     }
+    if (x.deploy_site) continue;
     if (!x.held_out) ++calibration;
     else {
       ++held_out;

@@ -140,6 +140,17 @@ void check_arc(const ArcCalibration& arc, int64_t vocab, Problems& out) {
     for (const auto& [name, v] : {std::pair<const char*, double>{"u_emb_raw", s.u_emb_raw}, {"u_logit_raw", s.u_logit_raw}})
       out.check(std::isfinite(v) && v >= 0, kH5, std::string("/arc/samples/") + name, row + name, number(v), "not a finite bound >= 0");
     out.check(s.js >= 0 && s.js <= std::log(2.0) + 1e-9, kH5, "/arc/samples/js", row + "js", number(s.js), "outside [0, ln 2]");
+    // Only deploy sites carry a gate threshold and a relaxation; they are never held out.
+    out.check(s.deploy_site || (!s.relaxed && s.theta == 0), kH5, "/arc/samples/relaxed", row + "relaxed",
+              std::string(s.relaxed ? "1" : "0") + ", theta " + number(s.theta), "set on a candidate sample");
+    out.check(!(s.deploy_site && s.held_out), kH5, "/arc/samples/deploy_site", row + "deploy_site", "1", "on a held-out sample");
+    out.check(std::isfinite(s.theta), kH5, "/arc/samples/theta", row + "theta", number(s.theta), "not finite");
+  }
+  for (const ArcGateRow& r : arc.gate) {
+    const std::string row = "arc_gate theta " + number(r.theta) + " ";
+    out.check(r.misses <= r.relaxed, kSqlite, "arc_gate.misses", row + "misses", std::to_string(r.misses), "above relaxed");
+    for (const auto& [name, v] : {std::pair<const char*, double>{"risk", r.risk}, {"risk_high", r.risk_high}, {"p_value", r.p_value}})
+      out.unit(v, kSqlite, std::string("arc_gate.") + name, row + name);
   }
   for (const ArcConstants& c : arc.constants) {
     const std::string row = "arc_constants '" + c.bucket + "' ";

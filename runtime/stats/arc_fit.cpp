@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "stats/arc_gate.h"
 #include "stats/conformal.h"
 #include "stats/intervals.h"
 #include "util/error.h"
@@ -148,7 +149,7 @@ std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& sample
   std::set<int32_t> depths;
   for (const ArcSample& s : samples) {
     check_sample(s);
-    if (!s.held_out) calibration.push_back(&s), depths.insert(s.depth);
+    if (!s.held_out && !s.deploy_site) calibration.push_back(&s), depths.insert(s.depth);
   }
   const int64_t needed = std::max(conformal_min_samples(delta), conformal_min_samples(ratio_delta));
   if (static_cast<int64_t>(calibration.size()) < needed)
@@ -289,6 +290,14 @@ void fit_arc(ArcCalibration& arc, const ArcBuckets& buckets, const std::string& 
   const bool any_held_out = std::any_of(arc.samples.begin(), arc.samples.end(), [](const ArcSample& s) { return s.held_out; });
   arc.audit = any_held_out ? audit_arc(arc.samples, arc.constants, prompt_categories(arc.prompts), /*held_out=*/true)
                            : std::vector<ArcAuditRow>{};
+  arc.gate.clear();
+  if (has_deploy_sites(arc)) {
+    try {
+      arc.gate = fit_arc_gate(arc.samples, arc_gate_options_of(arc, where));
+    } catch (const std::invalid_argument& e) {
+      input_error(where, std::string("cannot fit ARC's gate: ") + e.what());
+    }
+  }
 }
 
 }  // namespace specd

@@ -72,7 +72,9 @@ double arc_ratio_delta(const ArcCalibration& arc, const std::string& where);
 // The buckets an ARC calibration was fitted with (its provenance's options.buckets).
 ArcBuckets arc_buckets_of(const ArcCalibration& arc, const std::string& where);
 // The last stage of an ARC-Decode calibration, shared by `calibrate arc` and `artifact merge`:
-// fills arc.constants and arc.audit (empty when no sample is held out) from arc.samples, with the
+// fills arc.constants and arc.audit (empty when no sample is held out) from arc.samples (deploy
+// sites never enter the constants), arc.gate from the deploy sites (stats/arc_gate.h; empty when
+// the calibration sampled none), with the
 // rule and buckets of its provenance's options (see fit_arc_constants). InputError naming `where`
 // when the samples cannot give finite constants: fewer calibration samples than delta needs, or
 // more than delta of them with a zero raw bound and a positive divergence (the quantile is then

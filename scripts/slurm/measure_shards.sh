@@ -37,7 +37,7 @@ wait_done() {
   for calibration in csd arc; do
     prompts=$csd_prompts
     options=("${pair[@]}")
-    if [ $calibration = arc ]; then prompts=$arc_prompts; options+=(--temperature 1 --audit-per-category 1); fi
+    if [ $calibration = arc ]; then prompts=$arc_prompts; options+=(--sites candidates --temperature 1 --audit-per-category 1); fi
     for shards in 1 2 4; do
       dir=$work/$calibration-$shards
       start=$(date +%s.%N)

@@ -228,10 +228,33 @@ TEST_CASE("arc artifact: held_out other than 0 or 1 and columns of other lengths
     for (const char* column : {"u_emb_raw", "u_logit_raw", "js"})
       if (column != skip) file.write(std::string("/arc/samples/") + column, std::vector<double>(n - (column == shorten), 0.25));
     file.write("/arc/samples/held_out", std::vector<int32_t>(n, held_out));
+    for (const char* column : {"deploy_site", "relaxed"})
+      if (column != skip) file.write(std::string("/arc/samples/") + column, std::vector<int32_t>(n - (column == shorten), 0));
+    if (std::string("theta") != skip) file.write("/arc/samples/theta", std::vector<double>(n, 0.0));
     file.close();
     return open_artifact_arrays(path);
   };
   CHECK(read_arc_samples(write("", "", 1)).size() == n);
+  CHECK_THROWS_WITH(read_arc_samples(write("relaxed", "", 0)), path + ": /arc/samples/relaxed is missing");
+  CHECK_THROWS_WITH(read_arc_samples(write("", "deploy_site", 0)),
+                    path + ": /arc/samples/deploy_site has " + std::to_string(n - 1) + " rows, /arc/samples/prompt " + std::to_string(n));
+  {
+    // Version 3 had no deploy-site columns: its samples are candidate samples.
+    Hdf5File file = Hdf5File::create(path);
+    file.write_root_attribute("schema_version", 3);
+    for (const char* column : {"prompt", "step", "depth", "target_token", "draft_token", "held_out"})
+      file.write(std::string("/arc/samples/") + column, std::vector<int32_t>(n, 1));
+    file.write("/arc/samples/position", std::vector<int64_t>(n, 3));
+    file.write("/arc/samples/root_entropy", std::vector<float>(n, 0.5f));
+    for (const char* column : {"u_emb_raw", "u_logit_raw", "js"}) file.write(std::string("/arc/samples/") + column, std::vector<double>(n, 0.25));
+    file.close();
+    const std::vector<ArcSample> old = read_arc_samples(open_artifact_arrays(path));
+    REQUIRE(old.size() == n);
+    CHECK(old[0].held_out);
+    CHECK(!old[0].deploy_site);
+    CHECK(!old[0].relaxed);
+    CHECK(old[0].theta == 0);
+  }
   CHECK_THROWS_WITH(read_arc_samples(write("", "", 2)), path + ": /arc/samples/held_out row 0 is 2, expected 0 or 1");
   CHECK_THROWS_WITH(read_arc_samples(write("", "js", 0)),
                     path + ": /arc/samples/js has " + std::to_string(n - 1) + " rows, /arc/samples/prompt " + std::to_string(n));

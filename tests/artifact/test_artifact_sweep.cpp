@@ -172,7 +172,7 @@ TEST_CASE("sweep artifact: runs, grid and choice round-trip, and the choice reco
     CHECK(std::find(read.thresholds.begin(), read.thresholds.end(), t) != read.thresholds.end());
 
   const nlohmann::json manifest = nlohmann::json::parse(test::read_text_file(dir + "/manifest.json"));
-  CHECK(manifest["schema_version"] == 3);
+  CHECK(manifest["schema_version"] == kArtifactSchemaVersion);
   const nlohmann::json& entry = manifest["calibrations"]["sweep"]["pld"];
   CHECK(entry["chosen"] == 4);
   CHECK(entry["counts"]["runs"] == 5);

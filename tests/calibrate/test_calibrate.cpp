@@ -4,14 +4,18 @@
 // counted twice; the artifact is refused for another pair.
 #include "catch_torch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "artifact/artifact_reader.h"
 #include "calibrate/calibration_journal.h"
 #include "io/sha256.h"
 #include "io/sqlite_db.h"
+#include "stats/arc_fit.h"
+#include "stats/arc_gate.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
 
@@ -275,6 +279,9 @@ const std::string& audit_prompts() {
   return dir;
 }
 
+// The paper's candidate samples only: shardable, as the merge tests need.
+const std::string kCandidates = "--sites candidates";
+
 std::string calibrate_arc(const std::string& out, const std::string& extra = "") {
   return "calibrate arc --threads 1 --target " + pair().target + " --draft " + pair().draft + " --prompts " + pair().prompts +
          " --audit-prompts " + audit_prompts() + " --audit-per-category 2 --delta 0.1 --buckets depth --out " + out + " " + extra;
@@ -292,9 +299,9 @@ void require_same_arc(const Artifact& a, const Artifact& b) {
 
 }  // namespace
 
-TEST_CASE("calibrate arc: twice equal, shards merged equal the whole, resumed after SIGKILL equal, audit reproduces it", "[calibrate][arc]") {
+TEST_CASE("calibrate arc --sites candidates: twice equal, shards merged equal the whole, resumed after SIGKILL equal, audit reproduces it", "[calibrate][arc]") {
   const std::string whole = fresh("arc-whole");
-  CliResult r = run_cli(calibrate_arc(whole));
+  CliResult r = run_cli(calibrate_arc(whole, kCandidates));
   CAPTURE(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("held-out coverage of JS <= U_min") != std::string::npos);
@@ -309,13 +316,13 @@ TEST_CASE("calibrate arc: twice equal, shards merged equal the whole, resumed af
   CHECK(audit.out.find("equal to the stored constants") != std::string::npos);
 
   const std::string again = fresh("arc-again");
-  REQUIRE(run_cli(calibrate_arc(again)).exit_code == 0);
+  REQUIRE(run_cli(calibrate_arc(again, kCandidates)).exit_code == 0);
   require_same_arc(expected, read_artifact(again));
   CHECK(slurp(whole + "/calibration.h5") == slurp(again + "/calibration.h5"));
 
   const std::string s0 = fresh("arc-shard-0"), s1 = fresh("arc-shard-1"), merged = fresh("arc-merged");
-  REQUIRE(run_cli(calibrate_arc(s0, "--shard 0/2")).exit_code == 0);
-  REQUIRE(run_cli(calibrate_arc(s1, "--shard 1/2")).exit_code == 0);
+  REQUIRE(run_cli(calibrate_arc(s0, kCandidates + " --shard 0/2")).exit_code == 0);
+  REQUIRE(run_cli(calibrate_arc(s1, kCandidates + " --shard 1/2")).exit_code == 0);
   CHECK(read_artifact(s0).arc->constants.empty());  // a shard holds samples; the merge fits
   require_one_line_error(run_cli("generate --model " + pair().target + " --draft " + pair().draft +
                                  " --prompt 'def' --method arc --temperature 1 --artifact " + s0),
@@ -324,16 +331,112 @@ TEST_CASE("calibrate arc: twice equal, shards merged equal the whole, resumed af
   require_same_arc(expected, read_artifact(merged));
 
   const std::string killed = fresh("arc-killed");
-  const std::string command = "timeout -s KILL 1 " + std::string(SPECD_CLI) + " " + calibrate_arc(killed) + " > /dev/null 2>&1";
+  const std::string command = "timeout -s KILL 1 " + std::string(SPECD_CLI) + " " + calibrate_arc(killed, kCandidates) + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   CAPTURE(status);
   if (!std::filesystem::exists(killed + "/manifest.json")) {
     CHECK(!std::filesystem::exists(killed));
-    CliResult resumed = run_cli(calibrate_arc(killed, "--resume"));
+    CliResult resumed = run_cli(calibrate_arc(killed, kCandidates + " --resume"));
     CAPTURE(resumed.err);
     REQUIRE(resumed.exit_code == 0);
   }
   require_same_arc(expected, read_artifact(killed));
+}
+
+TEST_CASE("calibrate arc --sites deploy: the arc policy's own sites on the odd prompts, the gate from them, twice equal, resumed equal", "[calibrate][arc]") {
+  const std::string gate = " --theta-grid 0.9,0.3 --js-tolerance 0.3 --risk 0.5";
+  const std::string out = fresh("arc-deploy");
+  CliResult r = run_cli(calibrate_arc(out, gate));
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("gate on deploy sites") != std::string::npos);
+  CHECK(r.out.find("deployed theta = ") != std::string::npos);
+  const Artifact a = read_artifact(out);
+  REQUIRE(a.arc);
+  REQUIRE(a.arc->constants.size() >= 1);
+  const ArcConstants& k = a.arc->constants.front();
+  // Prompts 0, 2, 4, 6 are the pilot's (candidate samples), 1, 3, 5 the arc policy's, block
+  // (prompt / 2) % 2 of the grid: theta 0.9 for 1 and 5, 0.3 for 3. Audit prompts (7..) stay candidates.
+  int64_t sites = 0, candidates = 0;
+  std::map<std::pair<int32_t, int64_t>, double> best_lts;  // per (prompt, position): the highest LTS among the siblings
+  auto lts_of = [&](const ArcSample& s) { return 1 - arc_bound(k, s.u_emb_raw, s.u_logit_raw) / k.tau_delta; };
+  for (const ArcSample& s : a.arc->samples) {
+    if (!s.deploy_site) {
+      ++candidates;
+      CHECK(s.theta == 0);
+      CHECK(!s.relaxed);
+      CHECK((s.held_out || s.prompt % 2 == 0));
+      continue;
+    }
+    ++sites;
+    CHECK(s.prompt % 2 == 1);
+    CHECK(s.prompt < 7);
+    CHECK(!s.held_out);
+    CHECK(s.theta == (s.prompt == 3 ? 0.3 : 0.9));
+    if (s.draft_token == s.target_token) {
+      CHECK(s.js == 0);
+      CHECK(s.u_emb_raw == 0);
+    }
+    double& best = best_lts.try_emplace({s.prompt, s.position}, -1e300).first->second;
+    best = std::max(best, lts_of(s));
+  }
+  CHECK(sites > 0);
+  CHECK(candidates > 0);
+  // The gate's decisions, recomputed from the stored raw bounds (the second pass's logits, so up to
+  // float rounding): a relaxed child reached theta and is the best-scored of its siblings.
+  for (const ArcSample& s : a.arc->samples)
+    if (s.relaxed) {
+      CHECK(lts_of(s) >= s.theta - 1e-3);
+      CHECK(lts_of(s) >= best_lts[{s.prompt, s.position}] - 1e-3);
+    }
+  // The gate rows and the deployed threshold are functions of what is stored.
+  const ArcGateOptions options = arc_gate_options_of(*a.arc, out);
+  CHECK(options.thetas == std::vector<double>{0.9, 0.3});
+  CHECK((a.arc->gate == fit_arc_gate(a.arc->samples, options)));
+  const ArcGateChoice choice = choose_arc_gate(a.arc->gate, options);
+  bool deployed = false;
+  for (const Threshold& t : a.thresholds)
+    if (t.policy == "arc" && t.name == "theta") {
+      deployed = true;
+      CHECK(t.value == choice.theta);
+      CHECK(t.source == choice.reason);
+    }
+  CHECK(deployed);
+  CHECK(run_cli("artifact verify " + out + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+  CliResult audit = run_cli("audit arc --artifact " + out);
+  CAPTURE(audit.out);
+  CHECK(audit.exit_code == 0);
+  CHECK(audit.out.find("gate recomputed from the stored deploy sites: equal") != std::string::npos);
+  // The arc method deploys the calibrated theta and names its source.
+  CliResult generated = run_cli("generate --model " + pair().target + " --draft " + pair().draft +
+                                " --prompt 'def' --method arc --temperature 1 --max-new-tokens 8 --artifact " + out);
+  CAPTURE(generated.err);
+  CHECK(generated.exit_code == 0);
+  CHECK((generated.out + generated.err).find("(artifact (calibrate arc") != std::string::npos);
+
+  const std::string again = fresh("arc-deploy-again");
+  REQUIRE(run_cli(calibrate_arc(again, gate)).exit_code == 0);
+  require_same_arc(a, read_artifact(again));
+  CHECK((read_artifact(again).arc->gate == a.arc->gate));
+
+  const std::string killed = fresh("arc-deploy-killed");
+  const std::string command = "timeout -s KILL 1 " + std::string(SPECD_CLI) + " " + calibrate_arc(killed, gate) + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  CAPTURE(status);
+  if (!std::filesystem::exists(killed + "/manifest.json")) {
+    CliResult resumed = run_cli(calibrate_arc(killed, gate + " --resume"));
+    CAPTURE(resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+  }
+  require_same_arc(a, read_artifact(killed));
+
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-deploy-shard"), "--shard 0/2")), "--shard");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-sites"), "--sites all")), "--sites");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-grid"), "--theta-grid 0.9,x")), "--theta-grid");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-grid2"), "--theta-grid 0.5,0.5")), "--theta-grid");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-tolerance"), "--js-tolerance 0.7")), "--js-tolerance");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-risk"), "--risk 0")), "--risk");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-confidence"), "--confidence 0.4")), "--confidence");
 }
 
 TEST_CASE("calibrate arc: bad options are refused in one line naming them", "[calibrate][arc]") {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stats/arc_fit.h"
+#include "stats/arc_gate.h"
 #include "stats/conformal.h"
 #include "stats/divergence.h"
 #include "stats/intervals.h"
@@ -430,4 +431,108 @@ TEST_CASE("ARC audit: coverage counts per group with their intervals", "[arc_sta
   CHECK(empty[0].samples == 0);
   CHECK(empty[0].wilson_low == 0.0);
   CHECK(empty[0].wilson_high == 1.0);
+}
+
+namespace {
+
+// P(X <= k) for X ~ Bin(n, p), summed term by term in log space (no Boost).
+double binomial_cdf_by_sum(int64_t k, int64_t n, double p) {
+  double total = 0;
+  for (int64_t i = 0; i <= k; ++i)
+    total += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * std::log(p) + (n - i) * std::log1p(-p));
+  return total;
+}
+
+// `count` deploy-site samples of prompt `prompt` at `theta`: relaxed or not, t_d = t_m or not, JS given.
+void add_sites(std::vector<ArcSample>& out, int32_t prompt, double theta, int count, bool relaxed, bool argmax, double js) {
+  for (int i = 0; i < count; ++i) {
+    ArcSample s;
+    s.prompt = prompt;
+    s.step = i;
+    s.depth = 1;
+    s.target_token = 5;
+    s.draft_token = argmax ? 5 : 6;
+    s.js = argmax ? 0 : js;
+    s.deploy_site = true;
+    s.relaxed = relaxed;
+    s.theta = theta;
+    out.push_back(s);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ARC gate: Learn-then-Test per theta with exact binomial p-values, Bonferroni over the grid", "[arc_stats]") {
+  ArcGateOptions options;
+  options.thetas = {0.9, 0.5, 0.1};
+  options.js_tolerance = 0.1;
+  options.risk = 0.1;
+  options.confidence = 0.95;
+  std::vector<ArcSample> samples;
+  // theta 0.9: 60 relaxed, none above the tolerance; 5 argmax relaxations and 10 sites not relaxed beside them.
+  add_sites(samples, 1, 0.9, 60, true, false, 0.05);
+  add_sites(samples, 3, 0.9, 5, true, true, 0);
+  add_sites(samples, 3, 0.9, 10, false, false, 0.5);
+  // theta 0.5: 3 of 60 above.
+  add_sites(samples, 5, 0.5, 57, true, false, 0.1);  // at the tolerance: not a miss (JS > epsilon misses)
+  add_sites(samples, 5, 0.5, 3, true, false, 0.2);
+  // theta 0.1: 8 of 200 above, over two prompts.
+  add_sites(samples, 7, 0.1, 100, true, false, 0.01);
+  add_sites(samples, 9, 0.1, 92, true, false, 0.01);
+  add_sites(samples, 9, 0.1, 8, true, false, 0.6);
+  // Candidate samples are not the gate's.
+  ArcSample candidate;
+  candidate.js = 0.6;
+  samples.push_back(candidate);
+
+  const std::vector<ArcGateRow> rows = fit_arc_gate(samples, options);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].theta == 0.9);
+  CHECK(rows[0].prompts == 2);
+  CHECK(rows[0].sites == 75);
+  CHECK(rows[0].relaxed == 60);
+  CHECK(rows[0].relaxed_argmax == 5);
+  CHECK(rows[0].misses == 0);
+  CHECK(rows[0].p_value == Approx(std::pow(0.9, 60)).epsilon(1e-12));
+  CHECK(rows[0].risk_high == Approx(1 - std::pow(0.05, 1.0 / 60)).epsilon(1e-9));  // one-sided CP at k = 0
+  CHECK(rows[0].valid);
+  CHECK(rows[1].misses == 3);
+  CHECK(rows[1].risk == Approx(0.05));
+  CHECK(rows[1].p_value == Approx(binomial_cdf_by_sum(3, 60, 0.1)).epsilon(1e-10));
+  CHECK(!rows[1].valid);  // 0.14 > 0.05 / 3
+  CHECK(rows[2].relaxed == 200);
+  CHECK(rows[2].misses == 8);
+  CHECK(rows[2].p_value == Approx(binomial_cdf_by_sum(8, 200, 0.1)).epsilon(1e-10));
+  CHECK(rows[2].p_value < 0.05 / 3);
+  CHECK(rows[2].valid);
+
+  // The loosest valid theta, even past an invalid one: Bonferroni assumes no order.
+  const ArcGateChoice choice = choose_arc_gate(rows, options);
+  CHECK(choice.relaxes);
+  CHECK(choice.theta == 0.1);
+  CHECK(choice.reason.find("8 of 200") != std::string::npos);
+
+  // At 99.9% confidence (level 0.001 / 3) neither p-value (0.0018, 0.0014) is small enough.
+  options.confidence = 0.999;
+  const std::vector<ArcGateRow> strict = fit_arc_gate(samples, options);
+  CHECK(!strict[0].valid);
+  CHECK(!strict[2].valid);
+  const ArcGateChoice none = choose_arc_gate(strict, options);
+  CHECK(!none.relaxes);
+  CHECK(none.theta == kArcNeverRelax);
+  CHECK(none.reason.find("relaxes nothing") != std::string::npos);
+
+  // A theta with no relaxed token cannot be shown safe: p = 1.
+  options.confidence = 0.95;
+  options.thetas = {0.9, 0.5, 0.1, 0.99};
+  const std::vector<ArcGateRow> with_empty = fit_arc_gate(samples, options);
+  CHECK(with_empty.front().theta == 0.99);
+  CHECK(with_empty.front().p_value == 1.0);
+  CHECK(!with_empty.front().valid);
+
+  // A deploy site off the grid, and bad options, are refused.
+  options.thetas = {0.9, 0.5};
+  CHECK_THROWS_WITH(fit_arc_gate(samples, options), Catch::Contains("theta 0.1, which is not on the grid"));
+  options.thetas = {0.9, 0.9};
+  CHECK_THROWS_WITH(fit_arc_gate(samples, options), Catch::Contains("repeats"));
 }
