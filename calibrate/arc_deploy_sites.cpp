@@ -25,7 +25,9 @@ std::vector<ArcSite> relaxed_sites(const std::vector<StepTraceRow>& steps, int64
       for (const LtsNode& node : arc->lts) {
         if (!node.relaxed) continue;
         if (root + node.depth >= sequence_length) continue;  // the text ended inside the step
-        sites.push_back(ArcSite{step, static_cast<int32_t>(node.depth), root + node.depth, root, static_cast<int32_t>(node.token)});
+        ArcSite site{step, static_cast<int32_t>(node.depth), root + node.depth, root, static_cast<int32_t>(node.token)};
+        site.deploy_site = site.relaxed = true;  // kept where t_d = t_m, counted apart
+        sites.push_back(site);
       }
     root += row.record.accepted_length + 1;
     ++step;
@@ -94,7 +96,49 @@ ArcDeployAudit audit_arc_deploy(const ArcDeployRuns& runs, const LlamaModel& tar
     }
   }
   progress.done();
-  result.rows = audit_arc(samples, arc.constants, categories, /*held_out=*/false);
+  std::vector<ArcSample> substituted;
+  for (const ArcSample& x : samples) {
+    ++result.relaxed;
+    if (x.draft_token == x.target_token) ++result.relaxed_argmax;
+    else substituted.push_back(x);
+  }
+  for (ArcSample& x : substituted) x.deploy_site = x.relaxed = false;  // audit_arc's split: not held out
+  result.rows = audit_arc(substituted, arc.constants, categories, /*held_out=*/false);
+  if (has_deploy_sites(arc)) result.gate = arc_gate_options_of(arc, "artifact");
+
+  // Per request: relaxed tokens, covered ones, misses; grouped as the rows are.
+  struct Tally {
+    int64_t tokens = 0, covered = 0, misses = 0;
+  };
+  std::map<std::pair<std::string, std::string>, std::map<int32_t, Tally>> groups;
+  for (const ArcSample& x : substituted) {
+    const ArcConstants& k = constants_for(arc.constants, x.depth, x.root_entropy);
+    const bool covered = x.js <= arc_bound(k, x.u_emb_raw, x.u_logit_raw);
+    const bool miss = result.gate && x.js > result.gate->js_tolerance;
+    for (const auto& key : {std::make_pair(std::string("all"), std::string("all")), std::make_pair(std::string("category"), categories[x.prompt]),
+                            std::make_pair(std::string("depth"), std::to_string(x.depth))}) {
+      Tally& t = groups[key][x.prompt];
+      ++t.tokens;
+      t.covered += covered;
+      t.misses += miss;
+    }
+  }
+  auto clusters = [&](const std::pair<std::string, std::string>& key, bool misses) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& [request, t] : groups[key]) out.emplace_back(misses ? t.misses : t.covered, t.tokens);
+    return out;
+  };
+  for (const ArcAuditRow& r : result.rows) result.clustered.push_back(cluster_interval(clusters({r.group_kind, r.group}, false)));
+  if (result.gate)
+    for (const ArcAuditRow& r : result.rows) {
+      if (r.group_kind == "depth") continue;
+      ArcMissRow m{r.group_kind, r.group};
+      for (const auto& [request, t] : groups[{r.group_kind, r.group}]) ++m.requests, m.tokens += t.tokens, m.misses += t.misses;
+      m.rate = m.tokens ? static_cast<double>(m.misses) / static_cast<double>(m.tokens) : 0.0;
+      m.wilson = wilson_interval(m.misses, m.tokens);
+      m.clustered = cluster_interval(clusters({r.group_kind, r.group}, true));
+      result.misses.push_back(m);
+    }
   return result;
 }
 

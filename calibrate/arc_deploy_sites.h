@@ -5,10 +5,13 @@
 // prompt + output). Used by `specd audit arc --traces` and `specd report`. Single-turn requests
 // only (a later turn's prompt holds earlier answers the trace does not keep apart).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "artifact/artifact.h"
+#include "stats/arc_gate.h"
+#include "stats/intervals.h"
 #include "trace/trace_reader.h"
 #include "workload/workload.h"
 
@@ -27,8 +30,27 @@ struct ArcDeployRuns {
   int64_t requests = 0;     // over every run
 };
 
+// The gate's contract at deploy in one group (all, or a category): of the relaxed tokens with
+// t_d != t_m, how many moved the next-step JS by more than the tolerance, over how many requests,
+// with Wilson and request-clustered 95% intervals of the miss rate.
+struct ArcMissRow {
+  std::string group_kind, group;
+  int64_t requests = 0, tokens = 0, misses = 0;
+  double rate = 0;
+  Interval wilson, clustered;
+};
+
 struct ArcDeployAudit {
-  std::vector<ArcAuditRow> rows;  // audit_arc's rows: all, categories, depths
+  // Coverage of JS <= U_min at the relaxed tokens with t_d != t_m (audit_arc's rows: all,
+  // categories, depths), and beside each row its request-clustered 95% interval.
+  std::vector<ArcAuditRow> rows;
+  std::vector<Interval> clustered;
+  int64_t relaxed = 0;         // every relaxed token of the runs
+  int64_t relaxed_argmax = 0;  // those with t_d = t_m: nothing substituted, so no JS; a bias to the argmax
+  // The gate's contract (its tolerance and risk from the calibration), when the artifact chose its
+  // gate on deploy sites: all, then categories.
+  std::optional<ArcGateOptions> gate;
+  std::vector<ArcMissRow> misses;
   int64_t runs = 0;               // arc runs audited
   int64_t skipped = 0;            // multi-turn or unknown requests
 };
@@ -38,7 +60,8 @@ struct ArcDeployAudit {
 ArcDeployRuns find_arc_runs(const std::vector<std::string>& traces, int64_t wanted, bool require_runs);
 
 // Recomputes a sample at every relaxed token of the runs against the target (its prompts found in
-// `workloads` by id) and audits them with the artifact's constants.
+// `workloads` by id) and audits them with the artifact's constants and, when it has one, its gate's
+// contract. Every request is a cluster (its tokens share a text).
 ArcDeployAudit audit_arc_deploy(const ArcDeployRuns& runs, const LlamaModel& target, const Tokenizer& tokenizer,
                                 const std::vector<WorkloadItem>& workloads, const ArcCalibration& arc);
 

@@ -32,4 +32,48 @@ void print_gate(const std::vector<ArcGateRow>& gate, double js_tolerance, double
                 static_cast<long long>(r.misses), 100 * r.risk, 100 * r.risk_high, r.p_value, r.valid ? "valid" : "");
 }
 
+bool print_deploy_audit(const ArcDeployAudit& audit, double delta) {
+  const double share = audit.relaxed ? 100.0 * static_cast<double>(audit.relaxed_argmax) / static_cast<double>(audit.relaxed) : 0.0;
+  std::printf("  %lld relaxed tokens: %lld with t_d = t_m (%.1f%%; no substitution, so no JS: their cost is a bias to the argmax), "
+              "%lld substituted\n",
+              static_cast<long long>(audit.relaxed), static_cast<long long>(audit.relaxed_argmax), share,
+              static_cast<long long>(audit.relaxed - audit.relaxed_argmax));
+  std::printf("  deploy coverage of JS <= U_min at the substituted ones (target %.1f%%; 95%% intervals):\n", 100 * (1 - delta));
+  std::printf("    %-9s %-18s %8s %9s %18s %18s\n", "group", "", "tokens", "coverage", "Wilson", "request-clustered");
+  bool drift = false;
+  std::string lines;
+  char line[512];
+  for (size_t i = 0; i < audit.rows.size(); ++i) {
+    const ArcAuditRow& r = audit.rows[i];
+    const Interval c = i < audit.clustered.size() ? audit.clustered[i] : Interval{0, 1};
+    std::printf("    %-9s %-18s %8lld %8.1f%% [%6.1f%%, %6.1f%%] [%6.1f%%, %6.1f%%]\n", r.group_kind.c_str(), r.group.c_str(),
+                static_cast<long long>(r.samples), 100 * r.coverage, 100 * r.wilson_low, 100 * r.wilson_high, 100 * c.low, 100 * c.high);
+    if (r.samples > 0 && (r.wilson_high < 1 - delta || c.high < 1 - delta)) {
+      std::snprintf(line, sizeof line, "  DRIFT: %s %s covers %.1f%% (Wilson [%.1f%%, %.1f%%], clustered [%.1f%%, %.1f%%]), below 1-delta = %.1f%%\n",
+                    r.group_kind.c_str(), r.group.c_str(), 100 * r.coverage, 100 * r.wilson_low, 100 * r.wilson_high, 100 * c.low,
+                    100 * c.high, 100 * (1 - delta));
+      lines += line;
+    }
+  }
+  if (audit.gate) {
+    std::printf("  the gate's contract: JS > %.3g nats on at most %.3g of the substituted relaxed tokens (95%% intervals of the miss rate):\n",
+                audit.gate->js_tolerance, audit.gate->risk);
+    std::printf("    %-9s %-18s %8s %8s %8s %9s %18s %18s\n", "group", "", "requests", "tokens", "misses", "rate", "Wilson", "request-clustered");
+    for (const ArcMissRow& m : audit.misses) {
+      std::printf("    %-9s %-18s %8lld %8lld %8lld %8.1f%% [%6.1f%%, %6.1f%%] [%6.1f%%, %6.1f%%]\n", m.group_kind.c_str(), m.group.c_str(),
+                  static_cast<long long>(m.requests), static_cast<long long>(m.tokens), static_cast<long long>(m.misses), 100 * m.rate,
+                  100 * m.wilson.low, 100 * m.wilson.high, 100 * m.clustered.low, 100 * m.clustered.high);
+      if (m.tokens > 0 && (m.wilson.low > audit.gate->risk || m.clustered.low > audit.gate->risk)) {
+        std::snprintf(line, sizeof line, "  DRIFT: %s %s misses on %.1f%% of %lld relaxed tokens (Wilson [%.1f%%, %.1f%%], clustered [%.1f%%, %.1f%%]), above the contract's %.1f%%\n",
+                      m.group_kind.c_str(), m.group.c_str(), 100 * m.rate, static_cast<long long>(m.tokens), 100 * m.wilson.low,
+                      100 * m.wilson.high, 100 * m.clustered.low, 100 * m.clustered.high, 100 * audit.gate->risk);
+        lines += line;
+      }
+    }
+  }
+  drift = !lines.empty();
+  std::fputs(lines.c_str(), stdout);
+  return drift;
+}
+
 }  // namespace specd::cli

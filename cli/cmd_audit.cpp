@@ -72,16 +72,9 @@ int run_audit_arc(const Args& args) {
     ArtifactReader(dir).check_pair(d.target_dir, "");
     d.traces = {traces};
     const ArcDeployAudit result = arc_deploy_audit(d, arc, /*require_runs=*/true);
-    const std::vector<ArcAuditRow>& deploy = result.rows;
     std::printf("%s: relaxed tokens of the arc runs%s\n", traces.c_str(),
                 result.skipped ? (", " + std::to_string(result.skipped) + " multi-turn or unknown requests skipped").c_str() : "");
-    print_audit(deploy, arc.delta, "deploy");
-    for (const ArcAuditRow& r : deploy)
-      if (r.samples > 0 && r.wilson_high < 1 - arc.delta) {
-        drift = true;
-        std::printf("  DRIFT: %s %s covers %.1f%% with Wilson interval [%.1f%%, %.1f%%], below 1-delta = %.1f%%\n", r.group_kind.c_str(),
-                    r.group.c_str(), 100 * r.coverage, 100 * r.wilson_low, 100 * r.wilson_high, 100 * (1 - arc.delta));
-      }
+    drift = print_deploy_audit(result, arc.delta);
   }
   return reproduced && audit == arc.audit && gate_reproduced && !drift ? 0 : 1;
 }

@@ -1,11 +1,13 @@
 #include "stats/intervals.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace specd {
 namespace {
@@ -42,6 +44,29 @@ Interval clopper_pearson_interval(int64_t successes, int64_t n, double confidenc
   if (successes > 0) interval.low = boost::math::quantile(boost::math::beta_distribution<>(k, nn - k + 1), tail);
   if (successes < n) interval.high = boost::math::quantile(boost::math::beta_distribution<>(k + 1, nn - k), 1 - tail);
   return interval;
+}
+
+Interval cluster_interval(const std::vector<std::pair<int64_t, int64_t>>& clusters, double confidence) {
+  double successes = 0, total = 0;
+  int64_t k = 0;
+  for (const auto& [s, n] : clusters) {
+    check_arguments("cluster interval", s, n, confidence);
+    if (n == 0) continue;
+    successes += static_cast<double>(s);
+    total += static_cast<double>(n);
+    ++k;
+  }
+  if (k < 2) return {0, 1};
+  const double p = successes / total;
+  double sum = 0;
+  for (const auto& [s, n] : clusters) {
+    const double r = static_cast<double>(s) - p * static_cast<double>(n);
+    sum += r * r;
+  }
+  const double kk = static_cast<double>(k);
+  const double se = std::sqrt(kk / (kk - 1) * sum) / total;
+  const double t = boost::math::quantile(boost::math::students_t(kk - 1), 0.5 + 0.5 * confidence);
+  return {std::max(0.0, p - t * se), std::min(1.0, p + t * se)};
 }
 
 }  // namespace specd

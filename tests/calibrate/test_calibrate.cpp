@@ -414,6 +414,36 @@ TEST_CASE("calibrate arc --sites deploy: the arc policy's own sites on the odd p
   CHECK(generated.exit_code == 0);
   CHECK((generated.out + generated.err).find("(artifact (calibrate arc") != std::string::npos);
 
+  // At deploy (theta 0.3 given, over the artifact's): every relaxed token counted, t_d = t_m
+  // apart, the contract's misses over the substituted ones, and request-clustered intervals.
+  const std::string traces = out + ".deploy.sqlite";
+  CliResult bench = run_cli("bench --threads 1 --model " + pair().target + " --draft " + pair().draft + " --artifact " + out +
+                            " --methods arc --arc-theta 0.3 --temperature 1 --draft-budget fixed --max-prompts 2 --repeats 1 --workloads " +
+                            audit_prompts() + " --traces " + traces);
+  CAPTURE(bench.err);
+  REQUIRE(bench.exit_code == 0);
+  CliResult deploy = run_cli("audit arc --threads 1 --artifact " + out + " --traces " + traces + " --model " + pair().target + " --workloads " +
+                             audit_prompts());
+  CAPTURE(deploy.out);
+  CAPTURE(deploy.err);
+  CHECK((deploy.exit_code == 0 || deploy.exit_code == 1));  // 1: a DRIFT line, reported
+  long long relaxed = -1, argmax = -1;
+  const size_t at = deploy.out.find(" relaxed tokens: ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(std::sscanf(deploy.out.c_str() + deploy.out.rfind('\n', at) + 1, " %lld relaxed tokens: %lld with t_d = t_m", &relaxed, &argmax) == 2);
+  CHECK(relaxed > 0);
+  CHECK(argmax <= relaxed);
+  CHECK(deploy.out.find("request-clustered") != std::string::npos);
+  CHECK(deploy.out.find("the gate's contract: JS > 0.3 nats on at most 0.5") != std::string::npos);
+  // The contract's "all" row counts exactly the substituted relaxed tokens.
+  const size_t contract = deploy.out.find("the gate's contract");
+  const size_t row = deploy.out.find("\n    all ", contract);
+  REQUIRE(row != std::string::npos);
+  long long requests = -1, tokens = -1;
+  REQUIRE(std::sscanf(deploy.out.c_str() + row, " all all %lld %lld", &requests, &tokens) == 2);
+  CHECK(tokens == relaxed - argmax);
+  CHECK(requests >= 1);
+
   const std::string again = fresh("arc-deploy-again");
   REQUIRE(run_cli(calibrate_arc(again, gate)).exit_code == 0);
   require_same_arc(a, read_artifact(again));

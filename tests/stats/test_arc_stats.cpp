@@ -536,3 +536,19 @@ TEST_CASE("ARC gate: Learn-then-Test per theta with exact binomial p-values, Bon
   options.thetas = {0.9, 0.9};
   CHECK_THROWS_WITH(fit_arc_gate(samples, options), Catch::Contains("repeats"));
 }
+
+TEST_CASE("intervals: the prompt-clustered interval of a pooled proportion, by hand", "[arc_stats]") {
+  // p = 10/50; residuals s_k - p n_k = 0, 1, -1, 0, 0; se = sqrt(5/4 * 2) / 50; t(4, 0.975) = 2.7764451051977987.
+  const Interval i = cluster_interval({{2, 10}, {3, 10}, {1, 10}, {2, 10}, {2, 10}});
+  const double half = 2.7764451051977987 * std::sqrt(5.0 / 4 * 2) / 50;
+  CHECK(i.low == Approx(0.2 - half).epsilon(1e-12));
+  CHECK(i.high == Approx(0.2 + half).epsilon(1e-12));
+  // Empty clusters are dropped; one cluster cannot estimate the spread between clusters.
+  CHECK(cluster_interval({{2, 10}, {0, 0}}).low == 0);
+  CHECK(cluster_interval({{2, 10}, {0, 0}}).high == 1);
+  // Clamped to [0, 1].
+  const Interval wide = cluster_interval({{1, 4}, {3, 4}, {0, 2}});
+  CHECK(wide.low == 0);
+  CHECK(wide.high == 1);
+  CHECK_THROWS(cluster_interval({{3, 2}, {1, 4}}));
+}
