@@ -89,10 +89,11 @@ std::vector<Block> overview_blocks(const SweepCalibration& sweep) {
   if (sweep.lossless)
     text += "Lossless family: any run may be chosen; the fastest is.";
   else
-    text += "Lossy family: bounds NLL per token at most " + g(sweep.max_nll_increase) + " nats over AR" +
-            (sweep_applies_chrf(sweep) ? ", chrF vs AR at least " + g(sweep.min_chrf)
-                                       : " (chrF vs AR at least " + g(sweep.min_chrf) + " applies at temperature 0 only)") +
-            "; the fastest run within them is chosen.";
+    text += "Lossy family: the drift contract is " + sweep_contract_text(sweep) +
+            (sweep_applies_chrf(sweep) ? "" : " (chrF and exact match vs AR apply at temperature 0 only)") +
+            (sweep.confidence > 0 ? "; each run is tested (one-sided t-tests over the prompts, exact binomial), and the fastest run that "
+                                    "passes every test is chosen."
+                                  : "; the fastest run whose point estimates are within it is chosen (a version-3 sweep).");
   std::vector<Block> blocks{Paragraph{text}};
   const SweepChoice recomputed = choose_sweep_run(sweep);
   if (const SweepRun* chosen = run_of(sweep, sweep.chosen))

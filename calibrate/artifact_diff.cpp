@@ -95,8 +95,8 @@ std::vector<std::string> artifact_differences(const Artifact& a, const Artifact&
     const SweepCalibration& x = *sweeps_a.at(family);
     const std::string name = "sweep." + family;
     value(out, name + ".settings", settings(x.provenance), settings(y->provenance));
-    value(out, name + ".bounds", {x.lossless, x.max_nll_increase, x.min_chrf, x.planned_runs},
-          {y->lossless, y->max_nll_increase, y->min_chrf, y->planned_runs});
+    value(out, name + ".bounds", {x.lossless, x.max_nll_increase, x.min_chrf, x.max_changed, x.confidence, x.planned_runs},
+          {y->lossless, y->max_nll_increase, y->min_chrf, y->max_changed, y->confidence, y->planned_runs});
     rows(out, name + ".grid", x.grid, y->grid);
     rows(out, name + ".runs", x.runs, y->runs, same_run);
   }

@@ -1,7 +1,11 @@
 #include "calibrate/sweep_choice.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+
+#include <boost/math/distributions/binomial.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace specd {
 namespace {
@@ -22,11 +26,58 @@ bool replaced_by(const SweepCalibration& sweep, const Threshold& row) {
 
 bool sweep_applies_chrf(const SweepCalibration& sweep) { return sweep.provenance.temperature == 0; }
 
+namespace {
+
+// P(mean of n values with this sample sd >= margin above the bound | the true mean is at the
+// bound): the one-sided t-test's p-value for "the mean is on the safe side", where `margin` is
+// how far the sample mean is on the safe side (negative: on the wrong side).
+double t_test_p(double margin, double sd, int64_t n) {
+  if (n < 2) return 1.0;
+  const double se = sd / std::sqrt(static_cast<double>(n));
+  if (!(se > 0)) return margin > 0 ? 0.0 : 1.0;
+  return boost::math::cdf(boost::math::complement(boost::math::students_t(static_cast<double>(n - 1)), margin / se));
+}
+
+}  // namespace
+
+SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run) {
+  SweepRunTest t;
+  t.level = (1 - sweep.confidence) / static_cast<double>(std::max(1, sweep.planned_runs));
+  if (sweep.lossless) {
+    t.valid = true;
+    return t;
+  }
+  const SweepStats& o = run.overall();
+  t.p_nll = t_test_p(sweep.max_nll_increase - o.nll_increase_mean, o.nll_increase_sd, o.prompts);
+  if (sweep_applies_chrf(sweep)) {
+    t.p_chrf = t_test_p(o.chrf_mean - sweep.min_chrf, o.chrf_sd, o.prompts);
+    if (sweep.max_changed < 1)
+      t.p_changed = o.prompts ? boost::math::cdf(boost::math::binomial_distribution<double>(static_cast<double>(o.prompts), sweep.max_changed),
+                                                 static_cast<double>(o.prompts - o.equal_to_ar))
+                              : 1.0;
+  }
+  t.valid = t.p_nll <= t.level && t.p_chrf <= t.level && t.p_changed <= t.level;
+  return t;
+}
+
 bool sweep_run_within_bounds(const SweepCalibration& sweep, const SweepRun& run) {
   if (sweep.lossless) return true;
+  if (sweep.confidence > 0) return sweep_run_test(sweep, run).valid;
+  // Version 3: the point estimates against the bounds.
   const SweepStats& o = run.overall();
   if (!(o.nll_per_token - o.ar_nll_per_token <= sweep.max_nll_increase)) return false;
   return !sweep_applies_chrf(sweep) || o.chrf_vs_ar >= sweep.min_chrf;
+}
+
+std::string sweep_contract_text(const SweepCalibration& sweep) {
+  std::string text = format("NLL/token at most %.3g nats over AR", sweep.max_nll_increase);
+  if (sweep_applies_chrf(sweep)) {
+    text += format(", chrF vs AR at least %.3g", sweep.min_chrf);
+    if (sweep.confidence > 0 && sweep.max_changed < 1) text += format(", at most %.3g%% of outputs changed", 100 * sweep.max_changed);
+  }
+  if (sweep.confidence > 0)
+    text += format(", %.3g%% confidence over the %.0f planned runs", 100 * sweep.confidence, static_cast<double>(sweep.planned_runs));
+  return text;
 }
 
 SweepChoice choose_sweep_run(const SweepCalibration& sweep) {
@@ -37,8 +88,7 @@ SweepChoice choose_sweep_run(const SweepCalibration& sweep) {
         (run.overall().speedup == best->overall().speedup && run.index < best->index))
       best = &run;
   }
-  const std::string bounds = format("NLL/token at most %.3g nats over AR", sweep.max_nll_increase) +
-                             (sweep_applies_chrf(sweep) ? format(", chrF vs AR at least %.3g", sweep.min_chrf) : std::string());
+  const std::string bounds = sweep_contract_text(sweep);
   SweepChoice choice;
   if (sweep.runs.empty()) {
     choice.reason = "no runs to choose from";

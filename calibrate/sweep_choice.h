@@ -2,9 +2,16 @@
 // Which run of a parameter sweep to deploy (specd calibrate sweep, specd artifact merge), from
 // the stored runs alone, so that anyone can recompute it from the artifact:
 // - a lossless family: the run with the highest overall speedup over AR;
-// - a lossy one: the fastest run whose drift stays inside the bounds: target NLL per token at
-//   most max_nll_increase above AR's, and (at temperature 0 only) chrF against AR's output at
-//   least min_chrf. At T > 0 two samples differ even without drift, so chrF is not applied.
+// - a lossy one: the fastest run inside the drift contract. The contract (version 4): with
+//   probability at least `confidence` over every planned run of the grid at once (Bonferroni:
+//   each run's tests at level (1 - confidence) / planned_runs; Learn-then-Test, Angelopoulos et
+//   al. 2021), the mean over prompts of the target's NLL per token increase over AR is at most
+//   max_nll_increase (one-sided t-test on the per-prompt increases), and at temperature 0 the
+//   mean per-prompt chrF against AR's output is at least min_chrf (one-sided t-test) and the share
+//   of outputs that differ from AR's is at most max_changed (exact binomial test; skipped at 1).
+//   A run with fewer than two prompts cannot pass a t-test. At T > 0 two samples differ even
+//   without drift, so chrF and exact match are not applied. A version-3 sweep (confidence 0)
+//   compares the point estimates with the bounds instead, as it was chosen then.
 // Ties go to the lower run index. No run qualifies: none is chosen, and the reason says why.
 #include <optional>
 #include <string>
@@ -21,8 +28,20 @@ struct SweepChoice {
 
 // Whether chrF against AR bounds the drift for this sweep (greedy decoding only).
 bool sweep_applies_chrf(const SweepCalibration& sweep);
-// Whether one run is inside the sweep's drift bounds (always true for a lossless family).
+
+// One run's tests under the contract: each p-value (0 for a test not applied) and whether every
+// one is at most the family-wise level.
+struct SweepRunTest {
+  double p_nll = 0, p_chrf = 0, p_changed = 0;
+  double level = 0;  // (1 - confidence) / planned_runs
+  bool valid = false;
+};
+SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run);
+
+// Whether one run is inside the sweep's drift contract (always true for a lossless family).
 bool sweep_run_within_bounds(const SweepCalibration& sweep, const SweepRun& run);
+// The contract in words, for the choice's reason and the reports.
+std::string sweep_contract_text(const SweepCalibration& sweep);
 SweepChoice choose_sweep_run(const SweepCalibration& sweep);
 
 // Whether a thresholds row gives way to this sweep's choice: a row of the family that an earlier

@@ -1,6 +1,9 @@
 #include "calibrate/sweep_runs.h"
 
 #include <chrono>
+#include <cmath>
+#include <tuple>
+#include <utility>
 #include <map>
 
 #include "decode/forward_cost.h"
@@ -13,7 +16,23 @@ namespace {
 
 double per(double amount, double count) { return count > 0 ? amount / count : 0.0; }
 
-SweepStats stats_of(const std::string& category, const MethodTally& t, const MethodTally& ar, const ChrfStats& chrf) {
+// Per-prompt values of one group: the NLL per token increase over AR and chrF against AR.
+struct PromptDrift {
+  std::vector<double> nll_increase, chrf;
+};
+
+// Mean and sample standard deviation (n - 1; 0 below two values).
+std::pair<double, double> mean_sd(const std::vector<double>& v) {
+  if (v.empty()) return {0.0, 0.0};
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double squares = 0;
+  for (double x : v) squares += (x - mean) * (x - mean);
+  return {mean, v.size() > 1 ? std::sqrt(squares / static_cast<double>(v.size() - 1)) : 0.0};
+}
+
+SweepStats stats_of(const std::string& category, const MethodTally& t, const MethodTally& ar, const ChrfStats& chrf, const PromptDrift& drift) {
   SweepStats s;
   s.category = category;
   s.prompts = t.prompts;
@@ -31,6 +50,8 @@ SweepStats stats_of(const std::string& category, const MethodTally& t, const Met
   s.nll_per_token = per(t.nll, t.nll_tokens);
   s.ar_nll_per_token = per(ar.nll, ar.nll_tokens);
   s.chrf_vs_ar = chrf.score();
+  std::tie(s.nll_increase_mean, s.nll_increase_sd) = mean_sd(drift.nll_increase);
+  std::tie(s.chrf_mean, s.chrf_sd) = mean_sd(drift.chrf);
   return s;
 }
 
@@ -58,14 +79,21 @@ SweepRun measure_sweep_run(const SweepSetup& setup, int32_t index, const MethodO
   comparison.quality = true;  // the target's NLL of both outputs
   // The calibration prompts have no references: chrF compares the method's output with AR's.
   std::map<std::string, ChrfStats> chrf;
+  std::map<std::string, PromptDrift> drift;
   auto on_item = [&](const ItemResult& item) {
     const RequestRun& ar = item.runs.at("ar");
     const RequestRun& run = item.runs.at(setup.family);
     ChrfStats stats;
     for (size_t turn = 0; turn < ar.turn_texts.size() && turn < run.turn_texts.size(); ++turn)
       stats.add(chrf_stats(run.turn_texts[turn], ar.turn_texts[turn]));
-    chrf[setup.items[item.index].category].add(stats);
-    chrf["overall"].add(stats);
+    const MethodTally& t = item.tallies.at(setup.family);
+    const MethodTally& a = item.tallies.at("ar");
+    const double increase = per(t.nll, static_cast<double>(t.nll_tokens)) - per(a.nll, static_cast<double>(a.nll_tokens));
+    for (const std::string& group : {setup.items[item.index].category, std::string("overall")}) {
+      chrf[group].add(stats);
+      drift[group].nll_increase.push_back(increase);
+      drift[group].chrf.push_back(stats.score());
+    }
   };
   const ComparisonResult result = compare_methods(*setup.target, policies, *setup.tokenizer, comparison, progress, on_item);
 
@@ -74,7 +102,8 @@ SweepRun measure_sweep_run(const SweepSetup& setup, int32_t index, const MethodO
   run.values = std::move(values);
   run.point = std::move(point);
   for (const std::string& category : result.categories)
-    run.stats.push_back(stats_of(category, result.tallies.at(setup.family).at(category), result.tallies.at("ar").at(category), chrf[category]));
+    run.stats.push_back(
+        stats_of(category, result.tallies.at(setup.family).at(category), result.tallies.at("ar").at(category), chrf[category], drift[category]));
   run.cost_curve = cost.points();
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -3,7 +3,7 @@
 -- CSD's correction memory, ARC-Decode's constants and held-out audit, and the thresholds the
 -- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them);
 -- version 3 added sweep_runs and sweep_categories (version 2: the same without them); version 4
--- added arc_gate (version 3: the same without it). The writer inserts rows in
+-- added arc_gate and the per-prompt columns of sweep_categories (version 3: the same without them). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
 -- prompts.prompt_index is the calibration's unit: with K samples per prompt (manifest
 -- options.samples_per_prompt, default 1) sample k of prompt i among P is k*P + i, so with K = 1
@@ -132,6 +132,11 @@ CREATE TABLE sweep_categories (
   nll_per_token     REAL NOT NULL,
   ar_nll_per_token  REAL NOT NULL,
   chrf_vs_ar        REAL NOT NULL,
+  -- version 4: per-prompt mean and standard deviation of the NLL increase and of chrF vs AR
+  nll_increase_mean REAL NOT NULL,
+  nll_increase_sd   REAL NOT NULL,
+  chrf_mean         REAL NOT NULL,
+  chrf_sd           REAL NOT NULL,
   PRIMARY KEY (family, run_index, category),
   FOREIGN KEY (family, run_index) REFERENCES sweep_runs (family, run_index)
 ) WITHOUT ROWID;

@@ -188,6 +188,10 @@ struct SweepStats {
   double speedup = 0, speedup_ci95 = 0, decode_speedup = 0;  // Spec-Bench mean ratio over AR, its 95% half-width
   double relaxed_per_token = 0, rescued_per_token = 0;
   double nll_per_token = 0, ar_nll_per_token = 0, chrf_vs_ar = 0;
+  // Per prompt (version 4): the mean and sample standard deviation over the prompts of the NLL per
+  // token increase over AR (the method's minus AR's) and of chrF against AR's output, the inputs
+  // of the drift contract's tests (calibrate/sweep_choice.h). 0 in version-3 artifacts.
+  double nll_increase_mean = 0, nll_increase_sd = 0, chrf_mean = 0, chrf_sd = 0;
   bool operator==(const SweepStats& other) const;
 };
 
@@ -220,6 +224,10 @@ struct SweepCalibration {
   int32_t planned_runs = 0;          // the base run plus the grid's product (a shard stores its share)
   double max_nll_increase = 0.05;    // lossy bounds: nats per token over AR
   double min_chrf = 90;              // chrF vs AR, applied only at temperature 0
+  double max_changed = 1;            // the share of outputs that may differ from AR's, at temperature 0 (1: any)
+  // The contract's confidence, family-wise over the planned runs; 0: a version-3 sweep, chosen on
+  // the point estimates.
+  double confidence = 0.95;
   std::vector<SweepRun> runs;        // by index
   std::optional<int32_t> chosen;     // a run index
   std::string choice;                // why that run, or why none

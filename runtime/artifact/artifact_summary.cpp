@@ -134,7 +134,8 @@ void print_sweep(std::ostream& out, const std::string& family, const json& c) {
   if (c.contains("shards") || c["shard"]["count"].get<int64_t>() > 1) print_shards(out, c);
   out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << "), temperature "
       << c["sampling"]["temperature"] << ", bounds: NLL +" << general(c["bounds"]["max_nll_increase"].get<double>()) << ", chrF >= "
-      << general(c["bounds"]["min_chrf"].get<double>()) << "\n";
+      << general(c["bounds"]["min_chrf"].get<double>()) << ", changed <= " << general(c["bounds"]["max_changed"].get<double>())
+      << ", confidence " << general(c["bounds"]["confidence"].get<double>()) << "\n";
   out << "  runs (point: MAT, acceptance, speedup +- 95%, NLL delta, chrF vs AR):";
   for (const json& r : c["runs"])
     out << "\n    " << (c["chosen"] == r["index"] ? "* " : "  ") << r["index"] << " " << r["point"].get<std::string>() << ": "

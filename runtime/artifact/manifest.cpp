@@ -109,6 +109,10 @@ SweepCalibration parse_sweep_calibration(const json& object, const std::string& 
   JsonObjectReader bounds(object_field(reader, "bounds"), where, prefix + "bounds.");
   sweep.max_nll_increase = bounds.number("max_nll_increase");
   sweep.min_chrf = bounds.number("min_chrf");
+  // Version 4 added the contract's exact-match bound and confidence; a version-3 sweep chose on
+  // its point estimates (confidence 0).
+  sweep.max_changed = bounds.has("max_changed") ? bounds.number("max_changed") : 1.0;
+  sweep.confidence = bounds.has("confidence") ? bounds.number("confidence") : 0.0;
   if (reader.has("chosen")) sweep.chosen = static_cast<int32_t>(reader.integer_in("chosen", 0, sweep.planned_runs - 1));
   else if (!object.contains("chosen")) reader.at("chosen");  // required, null when none was chosen
   sweep.choice = reader.string("choice");
@@ -125,7 +129,8 @@ json sweep_calibration_json(const SweepCalibration& sweep) {
   for (const SweepAxis& axis : sweep.grid) grid.push_back({{"name", axis.name}, {"values", axis.values}, {"texts", axis.texts}});
   out["grid"] = grid;
   out["planned_runs"] = sweep.planned_runs;
-  out["bounds"] = {{"max_nll_increase", sweep.max_nll_increase}, {"min_chrf", sweep.min_chrf}};
+  out["bounds"] = {{"max_nll_increase", sweep.max_nll_increase}, {"min_chrf", sweep.min_chrf}, {"max_changed", sweep.max_changed},
+                   {"confidence", sweep.confidence}};
   out["chosen"] = sweep.chosen ? json(*sweep.chosen) : json(nullptr);
   out["choice"] = sweep.choice;
   return out;

@@ -179,6 +179,10 @@ void check_sweep(const SweepCalibration& sweep, Problems& out) {
             at + "max_nll_increase", number(sweep.max_nll_increase), "not a bound >= 0");
   out.check(sweep.min_chrf >= 0 && sweep.min_chrf <= 100, kManifest, at + "min_chrf", at + "min_chrf", number(sweep.min_chrf),
             "outside [0, 100]");
+  out.check(sweep.max_changed >= 0 && sweep.max_changed <= 1, kManifest, at + "max_changed", at + "bounds.max_changed",
+            number(sweep.max_changed), "outside [0, 1]");
+  out.check(sweep.confidence == 0 || (sweep.confidence > 0.5 && sweep.confidence < 1), kManifest, at + "confidence",
+            at + "bounds.confidence", number(sweep.confidence), "neither 0 (version 3) nor in (0.5, 1)");
   for (const SweepAxis& axis : sweep.grid)
     for (double v : axis.values) out.finite(v, kManifest, at + "grid", at + "grid " + axis.name);
   for (const SweepRun& r : sweep.runs) {
@@ -207,8 +211,14 @@ void check_sweep(const SweepCalibration& sweep, Problems& out) {
                                     {"rescued_per_token", s.rescued_per_token}})
         out.check(std::isfinite(v) && v >= 0, kSqlite, std::string("sweep_categories.") + name, cat + name, number(v),
                   "not a finite value >= 0");
-      for (const auto& [name, v] : {std::pair<const char*, double>{"nll_per_token", s.nll_per_token}, {"ar_nll_per_token", s.ar_nll_per_token}})
+      for (const auto& [name, v] : {std::pair<const char*, double>{"nll_per_token", s.nll_per_token},
+                                    {"ar_nll_per_token", s.ar_nll_per_token},
+                                    {"nll_increase_mean", s.nll_increase_mean}})
         out.finite(v, kSqlite, std::string("sweep_categories.") + name, cat + name);
+      for (const auto& [name, v] : {std::pair<const char*, double>{"nll_increase_sd", s.nll_increase_sd}, {"chrf_sd", s.chrf_sd}})
+        out.check(std::isfinite(v) && v >= 0, kSqlite, std::string("sweep_categories.") + name, cat + name, number(v), "not a finite value >= 0");
+      out.check(s.chrf_mean >= 0 && s.chrf_mean <= 100, kSqlite, "sweep_categories.chrf_mean", cat + "chrf_mean", number(s.chrf_mean),
+                "outside [0, 100]");
     }
   }
 }

@@ -5,6 +5,8 @@
 // into the whole sweep with the same choice.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "artifact/artifact_tables.h"
 #include "artifact/manifest.h"
 #include "artifact/verify.h"
@@ -39,6 +41,10 @@ SweepRun make_run(int32_t index, std::vector<double> values, double speedup, dou
     s.nll_per_token = nll;
     s.ar_nll_per_token = ar_nll;
     s.chrf_vs_ar = chrf;
+    s.nll_increase_mean = nll - ar_nll + 0.001;
+    s.nll_increase_sd = 0.0625;
+    s.chrf_mean = chrf - 0.5;
+    s.chrf_sd = 2.5;
     r.stats.push_back(s);
   }
   r.cost_curve = {{1, 2.5}, {2, 2.75}, {4, 3.0 + index / 1024.0}};
@@ -58,6 +64,7 @@ SweepCalibration make_sweep(bool lossless, double temperature = 0) {
   s.planned_runs = 5;
   s.max_nll_increase = 0.05;
   s.min_chrf = 90;
+  s.confidence = 0;  // the version-3 rule on point estimates, which the cases below pin; the contract's tests have their own
   //                   index  values   speedup  nll   ar_nll  chrF
   s.runs.push_back(make_run(0, {10, 0}, 1.20, 2.00, 2.00, 100));
   s.runs.push_back(make_run(1, {5, 0}, 1.10, 2.01, 2.00, 95));
@@ -285,6 +292,60 @@ TEST_CASE("sweep artifact: shards (runs index % N) merge into the whole sweep an
     // A run found in two shards is refused.
     shards[1].sweeps[0].runs.push_back(shards[0].sweeps[0].runs.front());
     CHECK(test::merge_error(shards).find("is also in") != std::string::npos);
+  }
+}
+
+TEST_CASE("sweep choice: the drift contract's tests, family-wise over the planned runs", "[artifact][sweep]") {
+  // Five planned runs at 95%: each test at level 0.05 / 5 = 0.01. The t quantiles of 9 degrees of
+  // freedom: t(0.995) = 3.2498355440153697 (p = 0.005), t(0.95) = 1.8331129326536335 (p = 0.05).
+  SweepCalibration s = make_sweep(/*lossless=*/false);
+  s.confidence = 0.95;
+  s.max_changed = 1;
+  auto set = [&](SweepRun& r, double nll_margin_in_se, double chrf_margin_in_se, int64_t changed) {
+    SweepStats& o = r.stats.back();
+    o.prompts = 10;
+    o.equal_to_ar = 10 - changed;
+    o.nll_increase_sd = 0.02;
+    o.nll_increase_mean = s.max_nll_increase - nll_margin_in_se * 0.02 / std::sqrt(10.0);
+    o.chrf_sd = 3;
+    o.chrf_mean = s.min_chrf + chrf_margin_in_se * 3 / std::sqrt(10.0);
+  };
+  for (SweepRun& r : s.runs) set(r, 10, 10, 0);
+  set(s.runs[2], 3.2498355440153697, 10, 0);  // the fastest: p(NLL) = 0.005, valid
+  set(s.runs[3], 1.8331129326536335, 10, 0);  // p(NLL) = 0.05: not valid at 0.01
+  set(s.runs[4], 10, 1.8331129326536335, 0);  // p(chrF) = 0.05: not valid
+  const SweepRunTest t2 = sweep_run_test(s, s.runs[2]);
+  CHECK(t2.level == Approx(0.01));
+  CHECK(t2.p_nll == Approx(0.005).epsilon(1e-6));
+  CHECK(t2.p_changed == 0);  // max_changed 1: not applied
+  CHECK(t2.valid);
+  CHECK(sweep_run_test(s, s.runs[3]).p_nll == Approx(0.05).epsilon(1e-9));
+  CHECK_FALSE(sweep_run_within_bounds(s, s.runs[3]));
+  CHECK(sweep_run_test(s, s.runs[4]).p_chrf == Approx(0.05).epsilon(1e-9));
+  CHECK_FALSE(sweep_run_within_bounds(s, s.runs[4]));
+  SweepChoice c = choose_sweep_run(s);
+  REQUIRE(c.run);
+  CHECK(*c.run == 2);
+  CHECK(c.reason.find("95% confidence over the 5 planned runs") != std::string::npos);
+
+  SECTION("exact match at T = 0: at most half the outputs changed, by the exact binomial") {
+    s.max_changed = 0.5;
+    // No output changed out of 10: p = 0.5^10 < 0.01; one changed: p = 11 / 1024 > 0.01.
+    CHECK(sweep_run_test(s, s.runs[2]).p_changed == Approx(std::pow(0.5, 10)).epsilon(1e-12));
+    CHECK(*choose_sweep_run(s).run == 2);
+    set(s.runs[2], 3.2498355440153697, 10, 1);
+    CHECK(sweep_run_test(s, s.runs[2]).p_changed == Approx(11.0 / 1024).epsilon(1e-12));
+    CHECK(*choose_sweep_run(s).run == 0);  // runs 3 and 4 fail their tests: run 0 (1.20x) is the fastest left
+  }
+  SECTION("at T > 0 only the NLL test applies") {
+    s.provenance.temperature = 0.7;
+    CHECK(sweep_run_test(s, s.runs[4]).p_chrf == 0);
+    CHECK(sweep_run_within_bounds(s, s.runs[4]));
+  }
+  SECTION("a run of one prompt cannot pass a t-test") {
+    s.runs[2].stats.back().prompts = 1;
+    CHECK(sweep_run_test(s, s.runs[2]).p_nll == 1);
+    CHECK_FALSE(sweep_run_within_bounds(s, s.runs[2]));
   }
 }
 
