@@ -37,7 +37,7 @@ std::vector<Block> coverage_blocks(const ReportInputs& in, const ArcCalibration&
     return blocks;
   }
   const std::vector<ArcAuditRow> held = audit_arc(arc.samples, arc.constants, prompt_categories(arc.prompts), /*held_out=*/true);
-  const std::vector<ArcAuditRow>& deploy = *in.arc_deploy_audit;
+  const std::vector<ArcAuditRow>& deploy = in.arc_deploy_audit->rows;
   std::vector<std::pair<std::string, std::string>> groups;  // held-out order, then groups only deploy has
   std::map<std::pair<std::string, std::string>, const ArcAuditRow*> held_of, deploy_of;
   for (const ArcAuditRow& r : held) groups.emplace_back(r.group_kind, r.group), held_of[groups.back()] = &r;

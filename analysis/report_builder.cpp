@@ -19,6 +19,7 @@ Report build_report(const ReportInputs& in) {
   r.sources.push_back("artifact " + in.artifact_dir);
   for (const TraceFile& t : in.traces) r.sources.push_back("traces " + t.path + " (" + std::to_string(t.runs.size()) + " runs)");
   for (const BenchFile& b : in.bench) r.sources.push_back("bench " + b.path);
+  r.sections.push_back(verdict_section(in));
   r.sections.push_back(provenance_section(in));
   r.sections.push_back(arc_coverage_section(in));
   r.sections.push_back(csd_memory_section(in));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "artifact/artifact.h"
+#include "calibrate/arc_deploy_sites.h"
 #include "trace/trace_reader.h"
 
 namespace specd::report {
@@ -40,9 +41,10 @@ struct ReportInputs {
   // Token id -> its text (the target's tokenizer); empty when no tokenizer was available, then
   // sections show ids only.
   std::function<std::string(int32_t)> token_text;
-  // ARC's coverage at deploy (audit_arc rows over the relaxed tokens of the traces' arc runs),
-  // computed with the target by the CLI; none when the traces hold no arc run or no model was given.
-  std::optional<std::vector<ArcAuditRow>> arc_deploy_audit;
+  // ARC at deploy (calibrate/arc_deploy_sites.h: every relaxed token of the traces' arc runs,
+  // coverage of JS <= U_min, the gate's contract), computed with the target by the CLI; none when
+  // the traces hold no arc run or no model was given.
+  std::optional<ArcDeployAudit> arc_deploy_audit;
   std::string arc_deploy_note;  // why there is no deploy audit, or what it skipped
 };
 

@@ -8,6 +8,9 @@
 
 namespace specd::report {
 
+// 0. Verdict: per deployed policy, speed over AR and over its paper's baseline, drift against the
+// contract its thresholds were calibrated under, ARC's gate and coverage at deploy, the command.
+Section verdict_section(const ReportInputs& in);
 // 1. The pair and its provenance: manifest, verify's verdict, each calibration's settings.
 Section provenance_section(const ReportInputs& in);
 // 2. ARC coverage: held-out coverage vs 1 - delta (overall, per category, per depth, Wilson and
@@ -27,7 +30,7 @@ std::vector<Block> drift_coverage_blocks(const ReportInputs& in);
 std::vector<Block> what_if_arc_blocks(const ReportInputs& in);
 std::vector<Block> what_if_csd_blocks(const ReportInputs& in);
 
-// All seven, in order.
+// All eight, in order.
 Report build_report(const ReportInputs& in);
 
 }  // namespace specd::report

@@ -98,7 +98,7 @@ int run_report(const Args& args) {
   } else {
     ArcDeployArgs d{arc_traces, 0, model_dir, workloads_dir, device};
     const ArcDeployAudit audit = arc_deploy_audit(d, *in.artifact.arc, /*require_runs=*/false);
-    in.arc_deploy_audit = audit.rows;
+    in.arc_deploy_audit = audit;
     in.arc_deploy_note = std::to_string(audit.runs) + " arc runs audited with the target at " + model_dir +
                          (audit.skipped ? ", " + std::to_string(audit.skipped) + " multi-turn or unknown requests skipped" : "");
   }

@@ -277,6 +277,18 @@ std::string params_markdown() {
 std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::string& method, const Artifact* artifact,
                                         const std::set<std::string>& explicit_flags) {
   const std::string family = method_family(method);
+  // A lossy family whose sweep found no thresholds within its drift contract has nothing it may
+  // deploy from this artifact: the user types the thresholds or picks another method.
+  if (artifact)
+    for (const SweepCalibration& sweep : artifact->sweeps) {
+      if (sweep.family != family || sweep.lossless || sweep.confidence == 0 || sweep.chosen) continue;
+      bool typed = false;
+      for (const SweepAxis& axis : sweep.grid)
+        if (const MethodParam* p = find_param(family, axis.name)) typed = typed || explicit_flags.count(p->flag) > 0;
+      if (!typed)
+        input_error("method " + method, "the artifact's " + family + " sweep found no thresholds within its drift contract (" + sweep.choice +
+                                            "): deploy another method, widen the sweep's grid, or type the thresholds");
+    }
   std::vector<ParamSetting> settings;
   for (const MethodParam* p : params_of(family)) {
     ParamSetting s{p->name, p->get(options), "", "default"};

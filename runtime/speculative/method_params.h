@@ -87,6 +87,8 @@ struct ParamSetting {
 // artifact's thresholds for the family (when an artifact is given, each checked against its
 // range) except for the parameters named in `explicit_flags` (flags given on the command line,
 // which win). Returns every parameter of the family with its value and source, in display order.
+// InputError naming the method when the artifact holds a sweep of this lossy family whose drift
+// contract no run met (calibrate/sweep_choice.h) and none of its grid's flags was typed.
 std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::string& method, const Artifact* artifact,
                                         const std::set<std::string>& explicit_flags);
 // The thresholds no family's parameter is (another policy or name) or that lie outside their

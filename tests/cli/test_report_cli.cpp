@@ -74,7 +74,7 @@ TEST_CASE("report: a calibrated and deployed pair gives both files with every se
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("report.html") != std::string::npos);
   const std::string html = slurp(out + "/report.html"), md = slurp(out + "/report.md");
-  for (const char* id : {"provenance", "arc-coverage", "csd-memory", "sweeps", "deployment", "drift", "what-if"})
+  for (const char* id : {"verdict", "provenance", "arc-coverage", "csd-memory", "sweeps", "deployment", "drift", "what-if"})
     CHECK(html.find(std::string("id=\"") + id + "\"") != std::string::npos);
   for (const char* fetch : {"src=\"http", "href=\"http", "src=\"//", "href=\"//"})  // nothing the page could fetch
     CHECK(html.find(fetch) == std::string::npos);

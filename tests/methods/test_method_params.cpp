@@ -147,3 +147,25 @@ TEST_CASE("docs/methods.md holds the parameter table as the declarations make it
   // On a difference: build/cli/specd methods --markdown prints the table to paste between the markers.
   CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == params_markdown());
 }
+
+TEST_CASE("deploy: a lossy family whose sweep met no drift contract is refused unless its thresholds are typed", "[methods]") {
+  Artifact artifact;
+  SweepCalibration sweep;
+  sweep.family = "csd";
+  sweep.lossless = false;
+  sweep.confidence = 0.95;
+  sweep.grid = {{"lambda", {6, 24}, {"6", "24"}}, {"tau", {0.01}, {"0.01"}}};
+  sweep.choice = "no run of 3 stays within the bounds (NLL/token at most 0.05 nats over AR)";
+  artifact.sweeps.push_back(sweep);
+  MethodOptions options;
+  CHECK_THROWS_WITH(deploy_params(options, "csd", &artifact, {}),
+                    "method csd: the artifact's csd sweep found no thresholds within its drift contract (no run of 3 stays within the bounds "
+                    "(NLL/token at most 0.05 nats over AR)): deploy another method, widen the sweep's grid, or type the thresholds");
+  CHECK_NOTHROW(deploy_params(options, "csd", &artifact, {"csd-lambda"}));  // the user's own threshold
+  CHECK_NOTHROW(deploy_params(options, "sd", &artifact, {}));               // another family
+  artifact.sweeps[0].chosen = 1;
+  CHECK_NOTHROW(deploy_params(options, "csd", &artifact, {}));
+  artifact.sweeps[0].chosen.reset();
+  artifact.sweeps[0].confidence = 0;  // a version-3 sweep: deployed as it was then
+  CHECK_NOTHROW(deploy_params(options, "csd", &artifact, {}));
+}

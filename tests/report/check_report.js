@@ -18,7 +18,7 @@ const os = require('os');
 const path = require('path');
 const { pathToFileURL } = require('url');
 
-const SECTIONS = ['provenance', 'arc-coverage', 'csd-memory', 'sweeps', 'deployment', 'drift', 'what-if'];
+const SECTIONS = ['verdict', 'provenance', 'arc-coverage', 'csd-memory', 'sweeps', 'deployment', 'drift', 'what-if'];
 const CHROMIUM = process.env.SPECD_CHROMIUM || '/usr/bin/chromium-headless-shell';
 
 function parseArgs(argv) {

@@ -37,6 +37,7 @@ inline report::Report sample_report() {
                        {"y", {{"field", "coverage"}, {"type", "quantitative"}}}}}},
         {{"mark", {{"type", "rule"}, {"color", "firebrick"}}},
          {"encoding", {{"y", {{"field", "target"}, {"type", "quantitative"}}}}}}}}};
+  r.sections.push_back({"verdict", "Verdict per deployed policy", {Paragraph{"sd runs at 1.25x AR; csd is *outside* its contract", Tone::Flag}}});
   r.sections.push_back({"provenance", "The pair and its provenance",
                         {Paragraph{"fingerprints *match*; seed 18446744073709551557; sam_corpus & csd"},
                          Table{"manifest",
