@@ -328,8 +328,9 @@ void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32
     drafter_.begin(prompt_, options_.generate.sampling.seed);
     if (needs.prefill) observe_prefill(drafter_, needs, result, static_cast<int64_t>(prompt_.size()), p.observed_rows);
     if (options_.budget) options_.budget->reset();
-    // The pruner's H_m of the next root: from the row the root is drawn from (computed only for a pruner).
-    root_entropy_normalized_ = options_.pruner ? normalized_entropy(first, vocab_) : 0.0;
+    // H_m of the next root, for the pruner and an acceptor with buckets: from the row the root is
+    // drawn from (computed only when one of them asks).
+    root_entropy_normalized_ = wants_root_entropy() ? normalized_entropy(first, vocab_) : 0.0;
     going_ = (*emit_)(sampler_.sample(first, vocab_));
     committed_ = prompt_;
     return;
@@ -339,6 +340,7 @@ void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32
   p.times.verify = forward_ms;
   const auto accept_start = Clock::now();
   const float* logits = result.logits.data();
+  if (acceptor_.uses_root_entropy()) acceptor_.set_root_entropy(root_entropy_normalized_);
   AcceptResult accepted = acceptor_.accept(tree, logits, vocab_, sampler_);
   cache_.commit_path(p.base, std::vector<int64_t>(accepted.path.begin(), accepted.path.end()));
   p.times.accept = ms_between(accept_start, Clock::now());
@@ -347,7 +349,7 @@ void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32
   for (int32_t node : accepted.path) committed_now.push_back(tree.tokens[node]);
   committed_.insert(committed_.end(), committed_now.begin(), committed_now.end());
   if (options_.on_step) options_.on_step(tree, accepted, logits, vocab_);
-  if (options_.pruner)  // the next root is drawn from the row of the last accepted node
+  if (wants_root_entropy())  // the next root is drawn from the row of the last accepted node
     root_entropy_normalized_ = normalized_entropy(logits + static_cast<int64_t>(accepted.path.back()) * vocab_, vocab_);
   drafter_.observe(StepFeedback{tree, accepted, committed_now, target_outputs(needs, result.logits, result.hidden, accepted.path)});
   if (options_.budget) observe_step(*options_.budget, drafter_, p.proposal_class, tree, p.drafted, accepted, p.times, forward_rows);

@@ -121,6 +121,7 @@ class SpeculativeSession {
   bool started_ = false, going_ = true;
   std::chrono::steady_clock::time_point decode_start_;
   double root_entropy_normalized_ = 0;
+  bool wants_root_entropy() const { return options_.pruner || acceptor_.uses_root_entropy(); }
   double last_draft_ms_ = 0;  // the last completed step's drafting time
   int32_t planned_ = -1;      // plan_draft()'s cap for the next step, -1 for none
   std::vector<int32_t> committed_;  // everything in the KV cache; the root is not yet

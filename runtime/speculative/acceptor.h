@@ -42,6 +42,10 @@ class Acceptor {
   // shape the target distribution exactly as autoregressive sampling does, and the request's RNG.
   virtual AcceptResult accept(const DraftTree& tree, const float* logits, int64_t vocab, Sampler& sampler) = 0;
   // False for acceptors that may take a token the target would not have produced.
+  // H_m of the step's root (the target's normalized entropy, temperature 1, at the row the root
+  // was drawn from), given before accept() to an acceptor that asks for it.
+  virtual bool uses_root_entropy() const { return false; }
+  virtual void set_root_entropy(double /*normalized*/) {}
   virtual bool lossless() const { return true; }
 };
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 
+#include "artifact/arc_buckets.h"
 #include "speculative/greedy_acceptor.h"
 #include "speculative/sampling_acceptor.h"
 
@@ -51,7 +52,17 @@ ArcAcceptor::ArcAcceptor(ArcLtsConstants constants, EmbeddingLookup embeddings, 
 
 namespace {
 
-LtsTerms terms_at(const Processed& p, int32_t draft, const ArcLtsConstants& k, const std::vector<float>& target_row,
+// The scales serving a child at `depth` under a root of entropy `root_entropy`.
+struct Scales {
+  double c_s, alpha_kappa, tau_delta;
+};
+Scales scales_for(const ArcLtsConstants& k, int32_t depth, double root_entropy) {
+  if (k.buckets.size() < 2) return {k.c_s, k.alpha_kappa, k.tau_delta};
+  const ArcConstants& c = constants_for(k.buckets, depth, static_cast<float>(root_entropy));
+  return {c.c_s, c.alpha_kappa, c.tau_delta};
+}
+
+LtsTerms terms_at(const Processed& p, int32_t draft, const ArcLtsConstants& k, const Scales& s, const std::vector<float>& target_row,
                   std::vector<float>& draft_row, const EmbeddingLookup& embeddings) {
   LtsTerms t;
   t.target = p.top;
@@ -62,9 +73,9 @@ LtsTerms terms_at(const Processed& p, int32_t draft, const ArcLtsConstants& k, c
     u_emb_raw += diff * diff;
   }
   const double margin = std::log(std::max(p.prob(p.top), k.epsilon)) - std::log(std::max(p.prob(draft), k.epsilon));
-  t.u_emb = k.c_s * u_emb_raw;
-  t.u_logit = k.alpha_kappa * margin * margin;
-  t.lts = 1.0 - bound_min(t.u_emb, t.u_logit) / k.tau_delta;
+  t.u_emb = s.c_s * u_emb_raw;
+  t.u_logit = s.alpha_kappa * margin * margin;
+  t.lts = 1.0 - bound_min(t.u_emb, t.u_logit) / s.tau_delta;
   return t;
 }
 
@@ -73,7 +84,7 @@ LtsTerms terms_at(const Processed& p, int32_t draft, const ArcLtsConstants& k, c
 LtsTerms ArcAcceptor::terms(const float* row, int64_t vocab, const SamplingParams& params, int32_t draft) {
   const Processed p = processed(row, vocab, params);
   embeddings_.row(p.top, target_row_.data());
-  return terms_at(p, draft, constants_, target_row_, draft_row_, embeddings_);
+  return terms_at(p, draft, constants_, scales_for(constants_, 1, root_entropy_), target_row_, draft_row_, embeddings_);
 }
 
 int32_t ArcAcceptor::best_relaxed(const DraftTree& tree, const std::vector<int32_t>& children, const float* row, int64_t vocab,
@@ -82,7 +93,8 @@ int32_t ArcAcceptor::best_relaxed(const DraftTree& tree, const std::vector<int32
   embeddings_.row(p.top, target_row_.data());
   int32_t best = -1;
   for (int32_t c : children) {  // index order: ties keep the lowest index
-    const LtsTerms t = terms_at(p, tree.tokens[c], constants_, target_row_, draft_row_, embeddings_);
+    const LtsTerms t =
+        terms_at(p, tree.tokens[c], constants_, scales_for(constants_, tree.depths[c], root_entropy_), target_row_, draft_row_, embeddings_);
     evaluated.emplace_back(c, t);
     if (best < 0 || t.lts > lts) {
       best = c;

@@ -20,18 +20,22 @@
 #include <utility>
 #include <vector>
 
+#include "artifact/artifact.h"
 #include "speculative/acceptor.h"
 #include "speculative/embedding_lookup.h"
 
 namespace specd {
 
-// The calibrated constants one deployment uses (the artifact's ArcCalibration, bucket "all").
+// The calibrated constants one deployment uses (the artifact's ArcCalibration): bucket "all", and
+// the buckets beside it, each serving the children whose depth and root H_m its name matches
+// (artifact/arc_buckets.h).
 struct ArcLtsConstants {
   double c_s = 0;          // c'_s
   double alpha_kappa = 0;  // alpha * kappa
   double tau_delta = 0;    // > 0
   double epsilon = 1e-6;   // clamp of p~ before the log, > 0
   std::vector<float> whitening;  // W's diagonal, one entry per embedding dimension
+  std::vector<ArcConstants> buckets;  // "all" first, then the fitted buckets (empty: "all" alone)
 };
 
 // One rejected child's bound terms.
@@ -48,8 +52,11 @@ class ArcAcceptor : public Acceptor {
   std::string name() const override { return "arc"; }
   AcceptResult accept(const DraftTree& tree, const float* logits, int64_t vocab, Sampler& sampler) override;
   bool lossless() const override { return false; }
+  bool uses_root_entropy() const override { return constants_.buckets.size() > 1; }
+  void set_root_entropy(double normalized) override { root_entropy_ = normalized; }
 
-  // The terms for drafted token `draft` at a node whose logits row is `row`.
+  // The terms for drafted token `draft` at a node whose logits row is `row`, a child of the root
+  // (depth 1; the bucket serving it under the last root entropy given).
   LtsTerms terms(const float* row, int64_t vocab, const SamplingParams& params, int32_t draft);
 
  private:
@@ -58,6 +65,7 @@ class ArcAcceptor : public Acceptor {
                        const SamplingParams& params, std::vector<std::pair<int32_t, LtsTerms>>& evaluated, double& lts);
 
   ArcLtsConstants constants_;
+  double root_entropy_ = 0;
   EmbeddingLookup embeddings_;
   double theta_;
   std::vector<float> target_row_, draft_row_;

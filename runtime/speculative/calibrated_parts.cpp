@@ -64,6 +64,8 @@ ArcLtsConstants arc_constants_of(const Artifact& artifact, const SamplingParams&
   constants.tau_delta = all.tau_delta;
   constants.epsilon = arc.epsilon;
   constants.whitening = arc.whitening;
+  // Buckets are served when fitted: a bucket with too few samples carries "all" anyway.
+  if (arc.constants.size() > 1) constants.buckets = arc.constants;
   return constants;
 }
 

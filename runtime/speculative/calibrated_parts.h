@@ -26,8 +26,8 @@ std::shared_ptr<const StaticSam> sam_corpus_of(const Artifact* artifact, const M
 // shared by the requests decoded with that policy).
 std::shared_ptr<CorrectionMemory> csd_memory_of(const Artifact& artifact);
 
-// ARC's LTS constants from the artifact's ARC calibration: bucket "all" (constants[0]; buckets are
-// not served yet), its epsilon clamp and whitening. InputError naming `artifact_name` when the
+// ARC's LTS constants from the artifact's ARC calibration: bucket "all" (constants[0]) and the
+// buckets beside it (served by depth and root entropy), its epsilon clamp and whitening. InputError naming `artifact_name` when the
 // calibration was made for other sampling settings than `sampling` (temperature, top-k, top-p:
 // the constants depend on them), holds no constants, a tau_delta that is not positive, or a
 // whitening whose size is not the target's hidden size.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "artifact/arc_buckets.h"
 #include "artifact/artifact.h"
 
 namespace specd {
@@ -39,10 +40,6 @@ std::vector<ArcConstants> fit_arc_constants(const std::vector<ArcSample>& sample
 // Whether a bucket had too few samples and carries the "all" constants.
 inline bool is_fallback(const ArcConstants& c) { return c.rank > c.samples; }
 
-// The constants serving a position: the bucket whose name matches its depth and root entropy
-// when the list has one, else "all" (constants[0]). std::invalid_argument when constants[0] is not
-// "all" or a bucket name is not one fit_arc_constants writes.
-const ArcConstants& constants_for(const std::vector<ArcConstants>& constants, int32_t depth, float root_entropy);
 
 // U_min = min(c_s * u_emb_raw, alpha_kappa * u_logit_raw); a zero raw bound contributes 0 even
 // against an infinite constant.

@@ -285,6 +285,41 @@ TEST_CASE("arc acceptor: a rejected child is relaxed when LTS >= theta, and veri
   CHECK(r.next_token == 4);
 }
 
+TEST_CASE("arc acceptor: each child is scored with the bucket its depth and the root's entropy select", "[arc][acceptor]") {
+  // The greedy tree above: child 1 of the root (depth 1) scores LTS 1 - 0.05 / tau under "all"'s scales.
+  DraftTree tree(3);
+  tree.add(0, 1, DraftSource::Model, 1, 0);
+  tree.add(1, 4, DraftSource::Model, 1, 0);
+  std::vector<float> logits(3 * kVocab, 0.0f);
+  logits[0 * kVocab + 0] = 3;
+  logits[1 * kVocab + 2] = 3;  // node 1's argmax is 2: its child 4 is rejected
+  const ArcConstants all{"all", 100, 96, 0.1, 0.2, 1.0};
+  auto relaxed_nodes = [&](const std::vector<ArcConstants>& buckets, double root_entropy) {
+    ArcLtsConstants k = constants();
+    k.buckets = buckets;
+    ArcAcceptor arc(k, line_embeddings(), 0.3);
+    CHECK(arc.uses_root_entropy() == (buckets.size() > 1));
+    arc.set_root_entropy(root_entropy);
+    Sampler sampler(at(0.0, 1));
+    const AcceptResult r = arc.accept(tree, logits.data(), kVocab, sampler);
+    std::vector<int32_t> out;
+    for (const LtsNode& n : std::get<ArcAcceptance>(r.detail).lts)
+      if (n.relaxed) out.push_back(static_cast<int32_t>(n.node));
+    return out;
+  };
+  // "all" alone: node 1 relaxes (LTS 0.95); below it node 2 (||W(e_4 - e_2)||^2 = 2, U = 0.2) relaxes at 0.8.
+  CHECK(relaxed_nodes({}, 0) == std::vector<int32_t>{1, 2});
+  // A strict depth-1 bucket keeps node 1 from relaxing; depth 2 is served by "all".
+  const ArcConstants depth1{"depth=1", 50, 48, 0.1, 0.2, 0.01};
+  CHECK(relaxed_nodes({all, depth1}, 0).empty());
+  const ArcConstants depth2{"depth=2", 50, 48, 0.1, 0.2, 0.01};
+  CHECK(relaxed_nodes({all, depth2}, 0) == std::vector<int32_t>{1});
+  // An entropy bucket serves the steps whose root H_m lies in it.
+  const ArcConstants low{"entropy=[0,0.5)", 50, 48, 0.1, 0.2, 0.01};
+  CHECK(relaxed_nodes({all, low}, 0.2).empty());
+  CHECK(relaxed_nodes({all, low}, 0.7) == std::vector<int32_t>{1, 2});
+}
+
 TEST_CASE("arc acceptor: with theta above 1 it is SamplingAcceptor, result and random stream", "[arc][acceptor]") {
   std::mt19937_64 rng(99);
   std::normal_distribution<float> normal(0.0f, 2.0f);
@@ -334,6 +369,18 @@ TEST_CASE("arc constants: taken from bucket all; other sampling settings are ref
   CHECK(k.tau_delta == 0.07);
   CHECK(k.epsilon == 1e-5);
   CHECK(k.whitening == std::vector<float>{0.5f, 2.0f});
+  CHECK(k.buckets.empty());  // "all" alone
+  {
+    Artifact bucketed = artifact;
+    ArcConstants depth1 = all;
+    depth1.bucket = "depth=1";
+    depth1.tau_delta = 0.5;
+    bucketed.arc->constants.push_back(depth1);
+    const ArcLtsConstants b = arc_constants_of(bucketed, at(1.0, 9), 2, "pair-dir");
+    REQUIRE(b.buckets.size() == 2);
+    CHECK(b.buckets[1].bucket == "depth=1");
+    CHECK(b.tau_delta == 0.07);  // "all" stays the default
+  }
 
   CHECK_THROWS_WITH(arc_constants_of(artifact, at(0.7, 9), 2, "pair-dir"),
                     "pair-dir: its arc constants were calibrated for temperature 1, top-k 0, top-p 1, this run samples with "
