@@ -79,6 +79,10 @@ void require_same_deterministic(const std::vector<SweepRun>& a, const std::vecto
       CHECK(x.nll_per_token == y.nll_per_token);
       CHECK(x.ar_nll_per_token == y.ar_nll_per_token);
       CHECK(x.chrf_vs_ar == y.chrf_vs_ar);
+      CHECK(x.nll_increase_mean == y.nll_increase_mean);
+      CHECK(x.nll_increase_sd == y.nll_increase_sd);
+      CHECK(x.chrf_mean == y.chrf_mean);
+      CHECK(x.chrf_sd == y.chrf_sd);
     }
   }
 }
@@ -137,6 +141,10 @@ TEST_CASE("calibrate sweep: twice gives equal deterministic columns, and the cho
     CHECK(r.overall().equal_to_ar == 4);  // lossless at T = 0
     CHECK(r.overall().chrf_vs_ar == 100);
     CHECK(r.overall().nll_per_token == Approx(r.overall().ar_nll_per_token).epsilon(1e-6));
+    // The contract's inputs, per prompt, stored through the journal: every output equals AR's.
+    CHECK(r.overall().chrf_mean == 100);
+    CHECK(r.overall().chrf_sd == 0);
+    CHECK(r.overall().nll_increase_mean == Approx(0).margin(1e-9));
     CHECK(r.overall().mat >= 1);
     CHECK(!r.cost_curve.empty());
   }
