@@ -10,6 +10,7 @@
 #include "analysis/arc_report_parts.h"
 #include "analysis/sections.h"
 #include "stats/arc_fit.h"
+#include "stats/arc_gate.h"
 #include "stats/intervals.h"
 
 namespace specd::report {
@@ -224,6 +225,39 @@ Section arc_coverage_section(const ReportInputs& in) {
     s.blocks.push_back(coverage_chart(audit, arc->delta));
   }
 
+  if (has_deploy_sites(*arc)) {
+    // The gate chosen where it acts (calibrate arc --sites deploy; runtime/stats/arc_gate.h).
+    s.blocks.push_back(Heading{"The gate, chosen on deploy sites"});
+    const ArcGateOptions gate = arc_gate_options_of(*arc, where);
+    auto g = [](double v) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", v);
+      return std::string(text);
+    };
+    Table t{"Learn-then-Test per theta on the arc policy's own runs: P(JS > " + g(gate.js_tolerance) +
+                " nats | relaxed, t_d != t_m) <= " + percent_text(gate.risk) + ", " + percent_text(gate.confidence) +
+                " confidence over the grid (each theta at (1 - confidence) / grid size); t_d = t_m relaxations counted apart",
+            {{"theta", "theta"},
+             {"prompts", "prompts"},
+             {"sites", "sites"},
+             {"relaxed", "relaxed (t_d != t_m)"},
+             {"relaxed_argmax", "relaxed (t_d = t_m)"},
+             {"misses", "JS above the tolerance"},
+             {"risk", "miss rate (%)", 1},
+             {"risk_high", "one-sided high (%)", 1},
+             {"p_value", "p-value"},
+             {"valid", "valid"}},
+            nlohmann::json::array()};
+    for (const ArcGateRow& r : arc->gate)
+      t.rows.push_back({{"theta", r.theta}, {"prompts", r.prompts}, {"sites", r.sites}, {"relaxed", r.relaxed},
+                        {"relaxed_argmax", r.relaxed_argmax}, {"misses", r.misses}, {"risk", pct(r.risk)}, {"risk_high", pct(r.risk_high)},
+                        {"p_value", r.p_value}, {"valid", r.valid ? "yes" : "no"}});
+    s.blocks.push_back(t);
+    const ArcGateChoice choice = choose_arc_gate(arc->gate, gate);
+    s.blocks.push_back(Paragraph{"deployed theta " + g(choice.theta) + ": " + choice.reason,
+                                 choice.relaxes ? Tone::Plain : Tone::Flag});
+  }
+
   s.blocks.push_back(Heading{"Coverage as delta varies"});
   if (held_out == 0)
     s.blocks.push_back(Paragraph{"not calibrated: no held-out samples to audit (see above)", Tone::NotCalibrated});
@@ -233,12 +267,13 @@ Section arc_coverage_section(const ReportInputs& in) {
   s.blocks.push_back(Heading{"The bound's components"});
   std::vector<double> u_emb, u_logit, js, u_min;
   for (const ArcSample& x : arc->samples) {
+    if (x.deploy_site) continue;  // the candidate samples the constants and the audit are about
     u_emb.push_back(x.u_emb_raw);
     u_logit.push_back(x.u_logit_raw);
     js.push_back(x.js);
     u_min.push_back(sample_bound(arc->constants, x).u_min);
   }
-  const std::string all = "all " + std::to_string(arc->samples.size()) + " samples";
+  const std::string all = "all " + std::to_string(calibration + held_out) + " candidate samples";
   s.blocks.push_back(histogram(u_emb, "u_emb_raw = ||W de||^2", "whitened squared distance", all));
   s.blocks.push_back(histogram(u_logit, "u_logit_raw = (log p(t_m) - log p(t_d))^2", "nats^2", all));
   s.blocks.push_back(histogram(js, "JS(q, r)", "nats", all));

@@ -3,6 +3,7 @@
 // the flags on constructed cases, and "not calibrated" where the artifact holds no ARC calibration.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -474,4 +475,32 @@ TEST_CASE("report provenance: the pair, verify's verdict, each calibration prese
 }
 
 }  // namespace
+TEST_CASE("report ARC coverage: a gate chosen on deploy sites is shown with the theta it deployed", "[report][arc]") {
+  Artifact a = arc_artifact();
+  a.arc->provenance.options.update({{"sites", "deploy"}, {"theta_grid", {0.9, 0.3}}, {"js_tolerance", 0.1}, {"risk", 0.1}, {"confidence", 0.95}});
+  // Two deploy sites at theta 0.3, both relaxed, one above the tolerance.
+  for (double js : {0.05, 0.5}) {
+    ArcSample s;
+    s.prompt = a.arc->samples.front().prompt;
+    s.depth = 1;
+    s.target_token = 1;
+    s.draft_token = 2;
+    s.js = js;
+    s.deploy_site = s.relaxed = true;
+    s.theta = 0.3;
+    a.arc->samples.push_back(s);
+  }
+  fit_arc(*a.arc, ArcBuckets{}, "test");
+  REQUIRE(a.arc->gate.size() == 2);
+  const std::vector<Block> blocks = report::arc_coverage_section(inputs_of(a)).blocks;
+  const Table& t = table_titled(blocks, "Learn-then-Test per theta");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1]["theta"] == 0.3);
+  CHECK(t.rows[1]["relaxed"] == 2);
+  CHECK(t.rows[1]["misses"] == 1);
+  CHECK(t.rows[1]["valid"] == "no");
+  const std::vector<std::string> flagged = paragraphs(blocks, Tone::Flag);
+  CHECK(std::any_of(flagged.begin(), flagged.end(), [](const std::string& p) { return p.rfind("deployed theta 2: ", 0) == 0; }));
+}
+
 }  // namespace specd
