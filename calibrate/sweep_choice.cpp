@@ -40,9 +40,13 @@ double t_test_p(double margin, double sd, int64_t n) {
 
 }  // namespace
 
+double sweep_test_level(const SweepCalibration& sweep) {
+  return (1 - sweep.confidence) / static_cast<double>(std::max(1, sweep.planned_runs));
+}
+
 SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run) {
   SweepRunTest t;
-  t.level = (1 - sweep.confidence) / static_cast<double>(std::max(1, sweep.planned_runs));
+  t.level = sweep_test_level(sweep);
   if (sweep.lossless) {
     t.valid = true;
     return t;

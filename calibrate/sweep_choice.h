@@ -37,6 +37,8 @@ struct SweepRunTest {
   bool valid = false;
 };
 SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run);
+// The level each run's tests must reach: (1 - confidence) / planned runs.
+double sweep_test_level(const SweepCalibration& sweep);
 
 // Whether one run is inside the sweep's drift contract (always true for a lossless family).
 bool sweep_run_within_bounds(const SweepCalibration& sweep, const SweepRun& run);

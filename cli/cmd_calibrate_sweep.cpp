@@ -58,7 +58,7 @@ void print_runs(const SweepCalibration& sweep) {
   }
   if (tested)
     std::printf("  contract: %s; each run valid when every p-value is at most %.3g (one-sided t-tests over prompts, exact binomial)\n",
-                sweep_contract_text(sweep).c_str(), sweep_run_test(sweep, sweep.runs.empty() ? SweepRun{} : sweep.runs.front()).level);
+                sweep_contract_text(sweep).c_str(), sweep_test_level(sweep));
   if (!chrf)
     std::printf("  (at temperature %g the method's and AR's samples differ even without drift: chrF vs AR is shown, not applied)\n",
                 sweep.provenance.temperature);
