@@ -1,11 +1,61 @@
 #include "calibrate/arc_onpolicy.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <variant>
 
+#include "calibrate/artifact_merge.h"
 #include "methods/method_registry.h"
 #include "model/llama_model.h"
+#include "util/error.h"
 
 namespace specd {
+
+ArcStage parse_arc_stage(const std::string& text, const std::string& where) {
+  if (text == "all") return ArcStage::all;
+  if (text == "pilot") return ArcStage::pilot;
+  if (text == "deploy") return ArcStage::deploy;
+  input_error(where, "must be all, pilot or deploy (got '" + text + "')");
+}
+
+void take_arc_pilot(const Artifact& pilot, const Artifact& pair, const CalibrationProvenance& settings, const std::vector<int32_t>& units,
+                    const std::string& where, ArcCalibration& into) {
+  if (!pilot.arc) input_error(where, "holds no ARC calibration to take a pilot from");
+  const ArcCalibration& arc = *pilot.arc;
+  if (portable_fingerprint(pilot.target) != portable_fingerprint(pair.target) ||
+      portable_fingerprint(pilot.draft) != portable_fingerprint(pair.draft))
+    input_error(where, "is a pilot of another target or draft");
+  if (arc.provenance.shard_count != 1)
+    input_error(where, "is shard " + std::to_string(arc.provenance.shard_index) + " of " + std::to_string(arc.provenance.shard_count) +
+                           " of a pilot: merge the pilot's shards first (specd artifact merge)");
+  CalibrationProvenance ours = arc.provenance;
+  ours.options.erase("stage");
+  if (calibration_settings(ours) != calibration_settings(settings))
+    input_error(where, "is a pilot of other settings (prompts, seed, sampling or options differ from this run's)");
+  if (arc.constants.empty()) input_error(where, "holds no fitted ARC constants");
+  std::map<int32_t, const CalibratedPrompt*> rows;
+  for (const CalibratedPrompt& p : arc.prompts) rows[p.index] = &p;
+  for (int32_t unit : units) {
+    const auto row = rows.find(unit);
+    if (row == rows.end()) input_error(where, "lacks the pilot's unit " + std::to_string(unit) + " (a pilot merged from some of its shards?)");
+    into.prompts.push_back(*row->second);
+  }
+  const std::set<int32_t> owned(units.begin(), units.end());
+  for (const ArcSample& s : arc.samples)
+    if (!s.deploy_site && owned.count(s.prompt)) into.samples.push_back(s);
+}
+
+std::optional<ArcGateChoice> apply_arc_gate(Artifact& artifact, const std::string& where) {
+  if (!artifact.arc || !has_deploy_sites(*artifact.arc)) return std::nullopt;
+  const ArcGateChoice choice = choose_arc_gate(artifact.arc->gate, arc_gate_options_of(*artifact.arc, where));
+  auto& rows = artifact.thresholds;
+  const auto is_theta = [](const Threshold& t) { return t.policy == kArcPolicy && t.name == "theta"; };
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Threshold& t) { return is_theta(t) && t.source.rfind("calibrate arc", 0) == 0; }),
+             rows.end());
+  if (std::none_of(rows.begin(), rows.end(), is_theta)) rows.push_back(Threshold{kArcPolicy, "theta", choice.theta, choice.reason});
+  return choice;
+}
 
 void collect_arc_deploy_sites(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,
                               const std::vector<ArcDeployWork>& work, const std::vector<int32_t>& stop_tokens,

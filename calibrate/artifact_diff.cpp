@@ -81,6 +81,7 @@ std::vector<std::string> artifact_differences(const Artifact& a, const Artifact&
     rows(out, "arc.samples", x.samples, y.samples);
     rows(out, "arc.constants", x.constants, y.constants);
     rows(out, "arc.audit", x.audit, y.audit);
+    rows(out, "arc.gate", x.gate, y.gate);
   });
   std::map<std::string, const SweepCalibration*> sweeps_a, sweeps_b;
   for (const SweepCalibration& s : a.sweeps) sweeps_a[s.family] = &s;

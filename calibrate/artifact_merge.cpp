@@ -8,6 +8,7 @@
 #include "artifact/consistency.h"
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
+#include "calibrate/arc_onpolicy.h"
 #include "stats/arc_fit.h"
 #include "calibrate/sweep_choice.h"
 #include "util/error.h"
@@ -250,7 +251,10 @@ Artifact merge_artifacts(const std::vector<Artifact>& shards, const std::vector<
     sam.provenance.counts.update(derived_counts(sam));
     merged.sam_corpus = std::move(sam);
   }
-  if (shards[0].arc) merged.arc = merge_arc(shards, inputs, names);
+  if (shards[0].arc) {
+    merged.arc = merge_arc(shards, inputs, names);
+    apply_arc_gate(merged, "artifact merge");  // on-policy shards: the gate is chosen over all their deploy sites
+  }
   for (const std::string& family : sweep_families(shards[0])) {
     merged.sweeps.push_back(merge_sweep(family, shards, inputs, names));
     apply_sweep_choice(merged, merged.sweeps.back());

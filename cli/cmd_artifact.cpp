@@ -10,6 +10,7 @@
 #include "speculative/method_params.h"
 #include "calibrate/artifact_diff.h"
 #include "calibrate/artifact_merge.h"
+#include "stats/arc_gate.h"
 #include "calibrate/artifact_writer.h"
 #include "commands.h"
 #include "io/directory_lock.h"
@@ -93,6 +94,10 @@ int run_merge(const Args& args) {
   std::cout << "wrote " << out << ": " << inputs.size() << " shards merged (" << artifact_contents_line(merged) << ")\n";
   // A sweep's run to deploy is chosen over the merged runs (calibrate/sweep_choice.h).
   for (const SweepCalibration& sweep : merged.sweeps) std::cout << "  sweep " << sweep.family << ": " << sweep.choice << "\n";
+  // So is ARC's gate over the deploy sites of every shard (calibrate/arc_onpolicy.h).
+  for (const Threshold& t : merged.thresholds)
+    if (merged.arc && has_deploy_sites(*merged.arc) && t.policy == kArcPolicy && t.name == "theta")
+      std::cout << "  arc gate: theta " << t.value << ": " << t.source << "\n";
   return 0;
 }
 

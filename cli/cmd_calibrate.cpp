@@ -175,7 +175,7 @@ int run_arc(const Args& args) {
   double delta = 0.05;
   std::string audit_dir = data_dir() + "/workloads", buckets_text, rule = "paper";
   int64_t audit_per_category = 4;
-  std::string sites = "deploy", theta_grid = "0.9,0.7,0.5,0.3,0.1";
+  std::string sites = "deploy", theta_grid = "0.9,0.7,0.5,0.3,0.1", stage_text = "all", pilot_dir;
   ArcGateOptions gate;
   po::options_description desc("specd calibrate arc");
   add_common(desc, a, /*with_draft=*/true);
@@ -199,6 +199,10 @@ int run_arc(const Args& args) {
       ("sites", po::value(&sites)->default_value(sites),
        "deploy: the constants from candidate samples on the even calibration prompts (the pilot), then the arc policy itself on the odd "
        "ones, one gate threshold per prompt block, and the gate chosen where it acts; candidates: the paper's candidate samples only")
+      ("stage", po::value(&stage_text)->default_value(stage_text),
+       "deploy sites: all (the pilot, then the deploy sites; unsharded), pilot (the pilot alone; shardable, merge its shards), "
+       "deploy (the deploy sites with --pilot's constants; shardable, merging its shards gives the whole calibration)")
+      ("pilot", po::value(&pilot_dir), "--stage deploy: the finished pilot (merged pilot shards, or a whole calibration of the same settings)")
       ("theta-grid", po::value(&theta_grid)->default_value(theta_grid), "deploy sites: the LTS thresholds tried, each on its own prompts")
       ("js-tolerance", po::value(&gate.js_tolerance)->default_value(gate.js_tolerance), "deploy sites: a relaxed token misses when its next-step JS exceeds this (nats)")
       ("risk", po::value(&gate.risk)->default_value(gate.risk), "deploy sites: the share of relaxed tokens allowed to miss")
@@ -220,6 +224,9 @@ int run_arc(const Args& args) {
   if (rule != "paper" && rule != "split") input_error("--rule", "must be paper or split (got '" + rule + "')");
   const bool deploy_sites = sites == "deploy";
   if (!deploy_sites && sites != "candidates") input_error("--sites", "must be deploy or candidates (got '" + sites + "')");
+  const ArcStage stage = parse_arc_stage(stage_text, "--stage");
+  if (stage != ArcStage::all && !deploy_sites) input_error("--stage", "stages are those of --sites deploy");
+  if ((stage == ArcStage::deploy) != !pilot_dir.empty()) input_error("--pilot", "is given with --stage deploy, and only with it");
   if (deploy_sites) {
     gate.thetas = parse_theta_grid(theta_grid);
     if (!(gate.js_tolerance > 0 && gate.js_tolerance < std::log(2.0))) input_error("--js-tolerance", "must be in (0, ln 2)");
@@ -228,10 +235,11 @@ int run_arc(const Args& args) {
   }
   CalibrationProvenance provenance;
   const std::vector<WorkloadItem> items = prepare(a, provenance, joined(args, "arc"));
-  // The deploy sites need the pilot's constants, which need every pilot sample: shard the
-  // candidate calibration (--sites candidates) instead.
-  if (deploy_sites && a.shard_count > 1)
-    input_error("--shard", "--sites deploy runs unsharded (its sites need the whole pilot's constants); shard --sites candidates");
+  // The deploy sites need the pilot's constants, which need every pilot sample: sharded, the two
+  // stages run one after the other, with a merge between.
+  if (deploy_sites && stage == ArcStage::all && a.shard_count > 1)
+    input_error("--shard", "the deploy sites need the whole pilot's constants: shard --stage pilot, merge its shards, then shard --stage deploy "
+                           "--pilot MERGED (docs/cluster.md)");
   const std::vector<WorkloadItem> audit_items =
       audit_per_category > 0 ? read_workload_suite(audit_dir, {}, audit_per_category) : std::vector<WorkloadItem>{};
   options.run.shard_index = a.shard_index;
@@ -249,6 +257,8 @@ int run_arc(const Args& args) {
   if (deploy_sites)
     provenance.options.update({{"theta_grid", gate.thetas}, {"js_tolerance", gate.js_tolerance}, {"risk", gate.risk},
                                {"confidence", gate.confidence}});
+  // A pilot is marked as one (it deploys nothing); a deploy stage's settings are the whole run's.
+  if (stage == ArcStage::pilot) provenance.options["stage"] = "pilot";
 
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   a.draft_dir = draft_dir_for(a.draft_dir, a.target_dir);
@@ -256,20 +266,42 @@ int run_arc(const Args& args) {
   if (draft->config().vocab_size != files.model->config().vocab_size)
     input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
-  CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, provenance), a.resume);
+  // The journal of a deploy stage is not the whole run's (it lacks the pilot's units).
+  CalibrationProvenance journaled = provenance;
+  if (stage == ArcStage::deploy) journaled.options["stage"] = "deploy";
+  CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, journaled), a.resume);
 
   // The prompts are the calibration prompts followed by the audit prompts (held out), each
   // decoded K times; a shard owns unit % N. With deploy sites the odd calibration prompts are
-  // decoded by the arc policy instead, prompt block b = (prompt / 2) % |grid| at the b-th theta.
+  // decoded by the arc policy instead, prompt block b = (prompt / 2) % |grid| at the b-th theta,
+  // and each stage's units are dealt to the shards in turn (unit % N would give an even N's shards
+  // only pilot units or only deploy units). A stage decodes its own units; a deploy stage takes
+  // the pilot's from --pilot.
   std::vector<ArcPromptWork> work;
   std::vector<ArcDeployWork> deploy_work;
+  std::vector<int32_t> pilot_units;
+  const int32_t deal = deploy_sites ? a.shard_count : 1;
+  int64_t pilot_dealt = 0, deploy_dealt = 0;
   for (const CalibrationUnit& unit : shard_units(static_cast<int64_t>(items.size() + audit_items.size()), a.samples_per_prompt,
-                                                 a.shard_index, a.shard_count)) {
+                                                 deal > 1 ? 0 : a.shard_index, deal > 1 ? 1 : a.shard_count)) {
     const bool held_out = unit.prompt >= static_cast<int32_t>(items.size());
-    if (deploy_sites && !held_out && unit.prompt % 2 == 1)
-      deploy_work.push_back({unit.index, &items[unit.prompt], gate.thetas[static_cast<size_t>(unit.prompt / 2) % gate.thetas.size()]});
-    else
+    int64_t& dealt = deploy_sites && !is_arc_pilot_unit(unit.prompt, held_out) ? deploy_dealt : pilot_dealt;
+    if (dealt++ % deal != a.shard_index % deal) continue;
+    if (deploy_sites && !is_arc_pilot_unit(unit.prompt, held_out)) {
+      if (stage != ArcStage::pilot)
+        deploy_work.push_back({unit.index, &items[unit.prompt], gate.thetas[static_cast<size_t>(unit.prompt / 2) % gate.thetas.size()]});
+    } else if (stage == ArcStage::deploy) {
+      pilot_units.push_back(unit.index);
+    } else {
       work.push_back({unit.index, held_out ? &audit_items[unit.prompt - items.size()] : &items[unit.prompt], held_out});
+    }
+  }
+  ArcCalibration pilot_part;
+  std::optional<ArcCalibration> pilot;
+  if (stage == ArcStage::deploy) {
+    const Artifact pilot_artifact = read_artifact(pilot_dir);
+    take_arc_pilot(pilot_artifact, artifact, provenance, pilot_units, pilot_dir, pilot_part);
+    pilot = *pilot_artifact.arc;
   }
   const size_t planned = work.size() + deploy_work.size();
   const size_t already = journal.finished_prompts(kArcPolicy).size();
@@ -288,47 +320,64 @@ int run_arc(const Args& args) {
   arc.whitening = whitening;
   if (!deploy_work.empty()) {
     // The pilot's constants (deploy sites never enter them) drive the on-policy runs.
-    arc.prompts = journal.prompts(kArcPolicy);
-    arc.samples = journal.arc_samples(kArcPolicy);
-    fit_arc(arc, buckets, a.out);
+    if (!pilot) {
+      arc.prompts = journal.prompts(kArcPolicy);
+      arc.samples = journal.arc_samples(kArcPolicy);
+      fit_arc(arc, buckets, a.out);
+    } else if (pilot->whitening != whitening) {
+      input_error(pilot_dir, "the pilot's whitening differs from this target's");
+    }
     progress.note("deploy sites: the arc policy on " + std::to_string(deploy_work.size()) + " prompts");
-    collect_arc_deploy_sites(*files.model, draft, files.tokenizer, deploy_work, files.stop_tokens, arc, options, journal, progress);
+    collect_arc_deploy_sites(*files.model, draft, files.tokenizer, deploy_work, files.stop_tokens, pilot ? *pilot : arc, options, journal,
+                             progress);
   }
   progress.done();
+  // This run's decodes (their wall time is its own: a deploy stage's excludes its pilot's).
   arc.prompts = journal.prompts(kArcPolicy);
   arc.samples = journal.arc_samples(kArcPolicy);
+  const double wall_ms = total_wall_ms(arc.prompts);
+  // A deploy stage's time includes its pilot units' share of the pilot's (pro rata: the pilot's
+  // artifact keeps no per-prompt times), so the merged shards add up to the whole calibration's.
+  const double pilot_share_s =
+      pilot ? pilot->provenance.wall_s * static_cast<double>(pilot_units.size()) / static_cast<double>(std::max<size_t>(1, pilot->prompts.size())) : 0.0;
+  arc.provenance.wall_s = wall_ms / 1000.0 + pilot_share_s;
+  const size_t decodes = arc.prompts.size();
+  int64_t calibration = 0, held_out = 0;
+  for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
+  arc.prompts.insert(arc.prompts.end(), pilot_part.prompts.begin(), pilot_part.prompts.end());
+  arc.samples.insert(arc.samples.end(), pilot_part.samples.begin(), pilot_part.samples.end());
+  std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& x, const auto& y) { return x.index < y.index; });
+  std::stable_sort(arc.samples.begin(), arc.samples.end(),
+                   [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
   // A shard's samples are a part of the quantiles' input: `artifact merge` fits the whole.
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
-  const double wall_ms = total_wall_ms(arc.prompts);
-  arc.provenance.wall_s = wall_ms / 1000.0;
   std::optional<ArcGateChoice> choice;
-  if (deploy_sites) choice = choose_arc_gate(arc.gate, gate);
   update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
     current.arc = arc;
-    // The gate's threshold follows its calibration; a swept one (calibrate sweep) stays.
-    auto& rows = current.thresholds;
-    rows.erase(std::remove_if(rows.begin(), rows.end(),
-                              [](const Threshold& t) { return t.policy == "arc" && t.name == "theta" && t.source.rfind("calibrate arc", 0) == 0; }),
-               rows.end());
-    if (choice) set_threshold(current, "arc", "theta", choice->theta, choice->reason);
+    // The gate's threshold follows its calibration (a shard's is chosen by the merge).
+    if (a.shard_count == 1) choice = apply_arc_gate(current, a.out);
   });
   journal.remove();
 
-  int64_t calibration = 0, held_out = 0;
-  for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
   const double minutes = wall_ms / 60000.0;
   std::printf("wrote %s: ARC-Decode calibration of %s with %s, shard %d/%d, T=%.2f top-k %d top-p %.2f\n", a.out.c_str(),
               a.target_dir.c_str(), a.draft_dir.c_str(), a.shard_index, a.shard_count, options.run.sampling.temperature,
               options.run.sampling.top_k, options.run.sampling.top_p);
   std::printf("  %zu decodes (%d per prompt): %lld calibration samples, %lld held-out samples; %.1f s of decoding and probing: %.0f samples/min\n",
-              arc.prompts.size(), a.samples_per_prompt, static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
+              decodes, a.samples_per_prompt, static_cast<long long>(calibration), static_cast<long long>(held_out), wall_ms / 1000.0,
               minutes > 0 ? (calibration + held_out) / minutes : 0.0);
+  if (stage == ArcStage::deploy)
+    std::printf("  with the pilot's %zu decodes from %s (their share of its decoding time: %.1f s)\n", pilot_part.prompts.size(), pilot_dir.c_str(),
+                pilot_share_s);
   if (a.shard_count > 1) {
-    std::printf("  a shard: its constants are fitted when the shards are merged (specd artifact merge)\n");
+    std::printf("  a shard: its constants%s are fitted when the shards are merged (specd artifact merge)\n",
+                stage == ArcStage::deploy ? " and gate" : "");
     return 0;
   }
   print_constants(arc.constants, delta);
   if (!arc.audit.empty()) print_audit(arc.audit, delta, "held-out");
+  if (stage == ArcStage::pilot)
+    std::printf("  a pilot: its constants drive the deploy sites (specd calibrate arc --stage deploy --pilot %s)\n", a.out.c_str());
   if (choice) {
     print_gate(arc.gate, gate.js_tolerance, gate.risk, gate.confidence);
     std::printf("  deployed theta = %g: %s\n", choice->theta, choice->reason.c_str());

@@ -7,6 +7,7 @@
 
 #include "artifact/artifact.h"
 #include "speculative/draft_model_runner.h"
+#include "stats/arc_gate.h"
 #include "util/error.h"
 
 namespace specd {
@@ -289,6 +290,10 @@ std::vector<ParamSetting> deploy_params(MethodOptions& options, const std::strin
         input_error("method " + method, "the artifact's " + family + " sweep found no thresholds within its drift contract (" + sweep.choice +
                                             "): deploy another method, widen the sweep's grid, or type the thresholds");
     }
+  // A pilot has ARC's constants but not the gate its deploy stage chooses.
+  if (artifact && artifact->arc && family == "arc" && is_arc_pilot(*artifact->arc) && !explicit_flags.count(find_param("arc", "theta")->flag))
+    input_error("method " + method, "the artifact's arc calibration is a pilot (calibrate arc --stage pilot): run its deploy stage "
+                                    "(--stage deploy --pilot DIR) to choose the gate, or type --arc-theta");
   std::vector<ParamSetting> settings;
   for (const MethodParam* p : params_of(family)) {
     ParamSetting s{p->name, p->get(options), "", "default"};

@@ -119,7 +119,12 @@ ArcGateOptions arc_gate_options_of(const ArcCalibration& arc, const std::string&
 
 bool has_deploy_sites(const ArcCalibration& arc) {
   const nlohmann::json& o = arc.provenance.options;
-  return o.contains("sites") && o["sites"] == "deploy";
+  return o.contains("sites") && o["sites"] == "deploy" && !is_arc_pilot(arc);
+}
+
+bool is_arc_pilot(const ArcCalibration& arc) {
+  const nlohmann::json& o = arc.provenance.options;
+  return o.contains("stage") && o["stage"] == "pilot";
 }
 
 }  // namespace specd

@@ -47,7 +47,10 @@ ArcGateChoice choose_arc_gate(const std::vector<ArcGateRow>& rows, const ArcGate
 // The gate options a calibration recorded (provenance options theta_grid, js_tolerance, risk,
 // confidence); InputError naming `where` when one is missing or malformed.
 ArcGateOptions arc_gate_options_of(const ArcCalibration& arc, const std::string& where);
-// Whether the calibration sampled deploy sites (provenance options.sites == "deploy").
+// Whether the calibration sampled deploy sites (provenance options.sites == "deploy", and not a pilot).
 bool has_deploy_sites(const ArcCalibration& arc);
+// Whether the calibration is the pilot stage of one with deploy sites (calibrate arc --stage pilot,
+// provenance options.stage == "pilot"): constants without the gate that its deploy stage chooses.
+bool is_arc_pilot(const ArcCalibration& arc);
 
 }  // namespace specd

@@ -34,19 +34,30 @@ wait_done() {
   echo "# specd calibrate as Slurm job arrays on one node ($(nproc) cores), $(date -u +%Y-%m-%d)"
   echo "# CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); scripts/slurm/measure_shards.sh"
   echo "# one task per core: --cpus-per-task 1, one thread each"
-  for calibration in csd arc; do
+  # arc: the paper's candidate samples (one array), and the default deploy sites (two stages:
+  # the pilot's array and merge, then the deploy sites' array and merge).
+  for kind in csd arc-candidates arc-deploy; do
+    calibration=${kind%%-*}
     prompts=$csd_prompts
     options=("${pair[@]}")
-    if [ $calibration = arc ]; then prompts=$arc_prompts; options+=(--sites candidates --temperature 1 --audit-per-category 1); fi
+    case $kind in
+      arc-candidates) prompts=$arc_prompts; options+=(--sites candidates --temperature 1 --audit-per-category 1) ;;
+      arc-deploy) prompts=$arc_prompts; options+=(--temperature 1 --audit-per-category 1) ;;
+    esac
     for shards in 1 2 4; do
-      dir=$work/$calibration-$shards
+      dir=$work/$kind-$shards
       start=$(date +%s.%N)
       submitted=$(scripts/slurm/submit.sh "$dir" "$shards" "$calibration" "${options[@]}" --max-prompts "$prompts")
       merge=$(echo "$submitted" | sed -n 's/.*, merge \([0-9]*\) .*/\1/p')
       wait_done "$merge"
       end=$(date +%s.%N)
       echo
-      echo "== $calibration, $prompts prompts, $shards shards: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s from submission to merged =="
+      echo "== $kind, $prompts prompts, $shards shards: $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s from submission to merged =="
+      if [ -d "$dir/pilot/merged" ]; then
+        echo "  pilot stage:"
+        "$SPECD" artifact inspect "$dir/pilot/merged" | sed -n '/merged from/,/^[^ ]/p' | grep -E '^\s+[0-9]+:|merged from'
+        echo "  deploy stage (each shard's time includes its pilot units' share):"
+      fi
       "$SPECD" artifact inspect "$dir/merged" | sed -n '/merged from/,/^[^ ]/p' | grep -E '^\s+[0-9]+:|merged from'
       # The merge's own time: merge the same shards again.
       inputs=()

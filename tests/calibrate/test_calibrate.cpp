@@ -449,6 +449,53 @@ TEST_CASE("calibrate arc --sites deploy: the arc policy's own sites on the odd p
   require_same_arc(a, read_artifact(again));
   CHECK((read_artifact(again).arc->gate == a.arc->gate));
 
+  // Sharded in two stages: the pilot's shards merge into a pilot (the whole run's constants, no
+  // gate, deployable only with a typed theta); the deploy stage's shards, run with that pilot
+  // (3 shards against the pilot's 2), merge into what the unsharded run wrote, gate and theta included.
+  const std::string p0 = fresh("arc-pilot-0"), p1 = fresh("arc-pilot-1"), pilot = fresh("arc-pilot");
+  REQUIRE(run_cli(calibrate_arc(p0, gate + " --stage pilot --shard 0/2")).exit_code == 0);
+  REQUIRE(run_cli(calibrate_arc(p1, gate + " --stage pilot --shard 1/2")).exit_code == 0);
+  CliResult pilot_merge = run_cli("artifact merge --out " + pilot + " " + p1 + " " + p0);
+  CAPTURE(pilot_merge.err);
+  REQUIRE(pilot_merge.exit_code == 0);
+  const Artifact piloted = read_artifact(pilot);
+  REQUIRE(piloted.arc);
+  CHECK(is_arc_pilot(*piloted.arc));
+  CHECK(!has_deploy_sites(*piloted.arc));
+  CHECK(piloted.arc->gate.empty());
+  CHECK(piloted.thresholds.empty());
+  CHECK((piloted.arc->constants == a.arc->constants));
+  CHECK(std::none_of(piloted.arc->samples.begin(), piloted.arc->samples.end(), [](const ArcSample& s) { return s.deploy_site; }));
+  const std::string generate_arc = "generate --model " + pair().target + " --draft " + pair().draft +
+                                   " --prompt 'def' --method arc --temperature 1 --max-new-tokens 4 --artifact " + pilot;
+  require_one_line_error(run_cli(generate_arc), "is a pilot");
+  CHECK(run_cli(generate_arc + " --arc-theta 0.5").exit_code == 0);
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-from-shard"), gate + " --stage deploy --pilot " + p0)), "merge the pilot's shards");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-from-other"), " --theta-grid 0.9,0.5 --js-tolerance 0.3 --risk 0.5 --stage deploy --pilot " + pilot)),
+                         "other settings");
+  std::vector<std::string> deploy_shards;
+  for (int i = 0; i < 3; ++i) {
+    deploy_shards.push_back(fresh("arc-deploy-shard-" + std::to_string(i)));
+    CliResult shard = run_cli(calibrate_arc(deploy_shards.back(), gate + " --stage deploy --pilot " + pilot + " --shard " + std::to_string(i) + "/3"));
+    CAPTURE(shard.err);
+    REQUIRE(shard.exit_code == 0);
+  }
+  const std::string staged = fresh("arc-deploy-merged");
+  CliResult deploy_merge = run_cli("artifact merge --out " + staged + " " + deploy_shards[2] + " " + deploy_shards[0] + " " + deploy_shards[1]);
+  CAPTURE(deploy_merge.err);
+  REQUIRE(deploy_merge.exit_code == 0);
+  CHECK(deploy_merge.out.find("arc gate: theta ") != std::string::npos);
+  const Artifact merged = read_artifact(staged);
+  require_same_arc(a, merged);
+  CHECK((merged.arc->gate == a.arc->gate));
+  CHECK((merged.thresholds == a.thresholds));
+  CHECK(run_cli("artifact diff " + staged + " " + out).exit_code == 0);
+  // Unsharded, the deploy stage writes the same.
+  const std::string one_deploy = fresh("arc-deploy-stage");
+  REQUIRE(run_cli(calibrate_arc(one_deploy, gate + " --stage deploy --pilot " + pilot)).exit_code == 0);
+  require_same_arc(a, read_artifact(one_deploy));
+  CHECK((read_artifact(one_deploy).thresholds == a.thresholds));
+
   const std::string killed = fresh("arc-deploy-killed");
   const std::string command = "timeout -s KILL 1 " + std::string(SPECD_CLI) + " " + calibrate_arc(killed, gate) + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
@@ -461,6 +508,10 @@ TEST_CASE("calibrate arc --sites deploy: the arc policy's own sites on the odd p
   require_same_arc(a, read_artifact(killed));
 
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-deploy-shard"), "--shard 0/2")), "--shard");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-stage"), "--stage half")), "--stage");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-stage-candidates"), kCandidates + " --stage pilot")), "--stage");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-deploy-no-pilot"), "--stage deploy")), "--pilot");
+  require_one_line_error(run_cli(calibrate_arc(fresh("arc-pilot-no-stage"), "--pilot " + out)), "--pilot");
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-sites"), "--sites all")), "--sites");
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-grid"), "--theta-grid 0.9,x")), "--theta-grid");
   require_one_line_error(run_cli(calibrate_arc(fresh("arc-bad-grid2"), "--theta-grid 0.5,0.5")), "--theta-grid");

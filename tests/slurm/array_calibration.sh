@@ -2,7 +2,7 @@
 # A calibration as a Slurm job array on a real single-node cluster (scripts/slurm/local_cluster.sh):
 # scripts/slurm/submit.sh runs `calibrate csd` on the demo pair as 3 shards and merges them when
 # all succeeded; the merged artifact must hold what the unsharded run holds, and record each
-# shard's job and task. Then one task is requeued mid-run (scontrol requeue: killed and put back,
+# shard's job and task. So must `calibrate arc`'s two stages (pilot, then deploy sites). Then one task is requeued mid-run (scontrol requeue: killed and put back,
 # as a preemption does); it resumes from its journal and the merge is still the same.
 # Prints SPECD-TEST-SKIPPED (ctest: Skipped) when Slurm cannot start on this machine.
 #
@@ -63,7 +63,18 @@ wait_state "$merge" COMPLETED
       throw new Error(`shard ${i} records job ${JSON.stringify(job)}, not task ${i} of Slurm job ${array}`);
   });' "$array"
 
-# 2. Task 1 requeued once it has finished a prompt: it resumes from its journal. A task is a few
+# 2. calibrate arc with its deploy sites: two stages, each an array and a merge (the deploy
+# array waits for the pilot's merge); the final merge holds the unsharded run's samples, gate and theta.
+arc=(--target data/models/demo-target --draft data/models/demo-draft --max-prompts 12 --max-new-tokens 48 --temperature 1
+     --audit-per-category 1 --theta-grid 0.9,0.3)
+"$specd" calibrate arc "${arc[@]}" --out "$work/arc-whole" > /dev/null
+submitted=$(scripts/slurm/submit.sh "$work/arc" 3 arc "${arc[@]}")
+echo "$submitted"
+echo "$submitted" | grep -q '^pilot: array ' || fail "arc was not submitted in two stages"
+wait_state "$(echo "$submitted" | sed -n 's/.*, merge \([0-9]*\) .*/\1/p')" COMPLETED
+"$specd" artifact diff "$work/arc/merged" "$work/arc-whole" || fail "calibrate arc's two sharded stages differ from the unsharded run"
+
+# 3. Task 1 requeued once it has finished a prompt: it resumes from its journal. A task is a few
 # seconds long; when it ends before it could be requeued, try again (at most 3 times).
 requeue_run() {
   local dir=$1 submitted array merge journal end
@@ -101,4 +112,4 @@ for attempt in 1 2 3; do
   break
 done
 [ $requeued = yes ] || fail "task 1 ended before it could be requeued, 3 times"
-echo "array_calibration: 3 shards merged equal the unsharded run, also with task 1 requeued mid-run"
+echo "array_calibration: 3 shards merged equal the unsharded run (csd, and arc in two stages), also with task 1 requeued mid-run"
