@@ -62,7 +62,7 @@ nlohmann::json sweep_run_record(const SweepRun& r) {
   for (const SweepStats& s : r.stats)
     stats.push_back({s.category, s.prompts, s.new_tokens, s.equal_to_ar, s.mat, s.acceptance, s.tokens_per_s, s.ar_tokens_per_s,
                      s.speedup, s.speedup_ci95, s.decode_speedup, s.relaxed_per_token, s.rescued_per_token, s.nll_per_token,
-                     s.ar_nll_per_token, s.chrf_vs_ar, s.nll_increase_mean, s.nll_increase_sd, s.chrf_mean, s.chrf_sd});
+                     s.ar_nll_per_token, s.chrf_vs_ar, s.nll_increase_mean, s.nll_increase_sd, s.chrf_mean, s.chrf_sd, s.tv_mean, s.tv_sd});
   return {{"index", r.index}, {"values", r.values}, {"point", r.point}, {"stats", stats}, {"cost_curve", r.cost_curve}, {"wall_s", r.wall_s}};
 }
 
@@ -82,7 +82,7 @@ SweepRun parse_sweep_run(const nlohmann::json& j) {
     s.decode_speedup = a.at(10).get<double>(), s.relaxed_per_token = a.at(11).get<double>(), s.rescued_per_token = a.at(12).get<double>();
     s.nll_per_token = a.at(13).get<double>(), s.ar_nll_per_token = a.at(14).get<double>(), s.chrf_vs_ar = a.at(15).get<double>();
     s.nll_increase_mean = a.at(16).get<double>(), s.nll_increase_sd = a.at(17).get<double>(), s.chrf_mean = a.at(18).get<double>();
-    s.chrf_sd = a.at(19).get<double>();
+    s.chrf_sd = a.at(19).get<double>(), s.tv_mean = a.at(20).get<double>(), s.tv_sd = a.at(21).get<double>();
     r.stats.push_back(std::move(s));
   }
   return r;

@@ -26,6 +26,10 @@ bool replaced_by(const SweepCalibration& sweep, const Threshold& row) {
 
 bool sweep_applies_chrf(const SweepCalibration& sweep) { return sweep.provenance.temperature == 0; }
 
+bool sweep_applies_tv(const SweepCalibration& sweep) {
+  return sweep.provenance.temperature > 0 && sweep.max_tv < 1 && sweep.confidence > 0;
+}
+
 namespace {
 
 // P(mean of n values with this sample sd >= margin above the bound | the true mean is at the
@@ -53,6 +57,7 @@ SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run) 
   }
   const SweepStats& o = run.overall();
   t.p_nll = t_test_p(sweep.max_nll_increase - o.nll_increase_mean, o.nll_increase_sd, o.prompts);
+  if (sweep_applies_tv(sweep)) t.p_tv = t_test_p(sweep.max_tv - o.tv_mean, o.tv_sd, o.prompts);
   if (sweep_applies_chrf(sweep)) {
     t.p_chrf = t_test_p(o.chrf_mean - sweep.min_chrf, o.chrf_sd, o.prompts);
     if (sweep.max_changed < 1)
@@ -60,7 +65,7 @@ SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run) 
                                                  static_cast<double>(o.prompts - o.equal_to_ar))
                               : 1.0;
   }
-  t.valid = t.p_nll <= t.level && t.p_chrf <= t.level && t.p_changed <= t.level;
+  t.valid = t.p_nll <= t.level && t.p_chrf <= t.level && t.p_changed <= t.level && t.p_tv <= t.level;
   return t;
 }
 
@@ -79,6 +84,7 @@ std::string sweep_contract_text(const SweepCalibration& sweep) {
     text += format(", chrF vs AR at least %.3g", sweep.min_chrf);
     if (sweep.confidence > 0 && sweep.max_changed < 1) text += format(", at most %.3g%% of outputs changed", 100 * sweep.max_changed);
   }
+  if (sweep_applies_tv(sweep)) text += format(", expected TV per token at most %.3g", sweep.max_tv);
   if (sweep.confidence > 0)
     text += format(", %.3g%% confidence over the %.0f planned runs", 100 * sweep.confidence, static_cast<double>(sweep.planned_runs));
   return text;

@@ -9,6 +9,15 @@
 //   max_nll_increase (one-sided t-test on the per-prompt increases), and at temperature 0 the
 //   mean per-prompt chrF against AR's output is at least min_chrf (one-sided t-test) and the share
 //   of outputs that differ from AR's is at most max_changed (exact binomial test; skipped at 1).
+//   At T > 0 (version 5) the mean per-prompt expected total-variation distance per generated token
+//   is at most max_tv (one-sided t-test; skipped at 1). It is computed, not sampled: CSD's rescue
+//   and ARC's relaxation change a step only where the lossless test rejected, and emit a token the
+//   residual it replaces gives probability 0 (CSD: a draft token x with q(x) > p(x), for a target
+//   token y with p(y) > q(y); ARC: a child whose own rejection zeroed it in the residual), so at
+//   each position the TV between the acceptor's distribution and the target's equals the
+//   probability that the rule fires there, and the firings per token (rescued + relaxed) are an
+//   unbiased estimate of its mean per token (tests/speculative: the empirical distribution of
+//   many draws against the target's).
 //   A run with fewer than two prompts cannot pass a t-test. At T > 0 two samples differ even
 //   without drift, so chrF and exact match are not applied. A version-3 sweep (confidence 0)
 //   compares the point estimates with the bounds instead, as it was chosen then.
@@ -28,11 +37,13 @@ struct SweepChoice {
 
 // Whether chrF against AR bounds the drift for this sweep (greedy decoding only).
 bool sweep_applies_chrf(const SweepCalibration& sweep);
+// Whether the expected TV per token bounds it (sampling, a bound below 1, a version-5 contract).
+bool sweep_applies_tv(const SweepCalibration& sweep);
 
 // One run's tests under the contract: each p-value (0 for a test not applied) and whether every
 // one is at most the family-wise level.
 struct SweepRunTest {
-  double p_nll = 0, p_chrf = 0, p_changed = 0;
+  double p_nll = 0, p_chrf = 0, p_changed = 0, p_tv = 0;
   double level = 0;  // (1 - confidence) / planned_runs
   bool valid = false;
 };

@@ -16,9 +16,10 @@ namespace {
 
 double per(double amount, double count) { return count > 0 ? amount / count : 0.0; }
 
-// Per-prompt values of one group: the NLL per token increase over AR and chrF against AR.
+// Per-prompt values of one group: the NLL per token increase over AR, chrF against AR, and the
+// expected TV per token (the lossy rules' firings per token: calibrate/sweep_choice.h).
 struct PromptDrift {
-  std::vector<double> nll_increase, chrf;
+  std::vector<double> nll_increase, chrf, tv;
 };
 
 // Mean and sample standard deviation (n - 1; 0 below two values).
@@ -52,6 +53,7 @@ SweepStats stats_of(const std::string& category, const MethodTally& t, const Met
   s.chrf_vs_ar = chrf.score();
   std::tie(s.nll_increase_mean, s.nll_increase_sd) = mean_sd(drift.nll_increase);
   std::tie(s.chrf_mean, s.chrf_sd) = mean_sd(drift.chrf);
+  std::tie(s.tv_mean, s.tv_sd) = mean_sd(drift.tv);
   return s;
 }
 
@@ -89,10 +91,12 @@ SweepRun measure_sweep_run(const SweepSetup& setup, int32_t index, const MethodO
     const MethodTally& t = item.tallies.at(setup.family);
     const MethodTally& a = item.tallies.at("ar");
     const double increase = per(t.nll, static_cast<double>(t.nll_tokens)) - per(a.nll, static_cast<double>(a.nll_tokens));
+    const double tv = per(static_cast<double>(t.rescued + t.relaxed), static_cast<double>(t.tokens));
     for (const std::string& group : {setup.items[item.index].category, std::string("overall")}) {
       chrf[group].add(stats);
       drift[group].nll_increase.push_back(increase);
       drift[group].chrf.push_back(stats.score());
+      drift[group].tv.push_back(tv);
     }
   };
   const ComparisonResult result = compare_methods(*setup.target, policies, *setup.tokenizer, comparison, progress, on_item);

@@ -38,7 +38,7 @@ void print_runs(const SweepCalibration& sweep) {
   for (const SweepRun& r : sweep.runs) width = std::max(width, r.point.size());
   const bool tested = !sweep.lossless && sweep.confidence > 0;
   std::printf("  %4s  %-*s  %5s  %6s  %14s  %8s  %7s  %6s  %s%s\n", "run", static_cast<int>(width), "point", "MAT", "accept", "speedup +-95%",
-              "NLL dif", chrf ? "chrF/AR" : "(chrF)", "eq AR", tested ? " p(NLL)  p(chrF) p(eq)  " : "", "");
+              "NLL dif", chrf ? "chrF/AR" : "TV/tok", "eq AR", !tested ? "" : chrf ? " p(NLL)  p(chrF) p(eq)  " : " p(NLL)  p(TV)   ", "");
   for (const SweepRun& r : sweep.runs) {
     const SweepStats& o = r.overall();
     const std::string speedup = fixed(o.speedup, 2) + "x +- " + fixed(o.speedup_ci95, 2);
@@ -49,18 +49,21 @@ void print_runs(const SweepCalibration& sweep) {
     if (tested) {
       const SweepRunTest t = sweep_run_test(sweep, r);
       char text[64];
-      std::snprintf(text, sizeof text, " %6.2g  %6.2g  %6.2g  ", t.p_nll, t.p_chrf, t.p_changed);
+      if (chrf) std::snprintf(text, sizeof text, " %6.2g  %6.2g  %6.2g  ", t.p_nll, t.p_chrf, t.p_changed);
+      else std::snprintf(text, sizeof text, " %6.2g  %6.2g  ", t.p_nll, t.p_tv);
       p_values = text;
     }
-    std::printf("  %4d  %-*s  %5.2f  %6.3f  %14s  %+8.4f  %7.1f  %6s  %s%s\n", r.index, static_cast<int>(width), r.point.c_str(), o.mat,
-                o.acceptance, speedup.c_str(), o.nll_per_token - o.ar_nll_per_token, o.chrf_vs_ar,
+    std::printf(chrf ? "  %4d  %-*s  %5.2f  %6.3f  %14s  %+8.4f  %7.1f  %6s  %s%s\n" : "  %4d  %-*s  %5.2f  %6.3f  %14s  %+8.4f  %7.4f  %6s  %s%s\n",
+                r.index, static_cast<int>(width), r.point.c_str(), o.mat, o.acceptance, speedup.c_str(), o.nll_per_token - o.ar_nll_per_token,
+                chrf ? o.chrf_vs_ar : o.tv_mean,
                 (std::to_string(o.equal_to_ar) + "/" + std::to_string(o.prompts)).c_str(), p_values.c_str(), mark.c_str());
   }
   if (tested)
     std::printf("  contract: %s; each run valid when every p-value is at most %.3g (one-sided t-tests over prompts, exact binomial)\n",
                 sweep_contract_text(sweep).c_str(), sweep_test_level(sweep));
   if (!chrf)
-    std::printf("  (at temperature %g the method's and AR's samples differ even without drift: chrF vs AR is shown, not applied)\n",
+    std::printf("  (at temperature %g the method's and AR's samples differ even without drift: chrF vs AR is not applied; TV/tok is the "
+                "expected total-variation distance per token, the lossy rules' firings per token)\n",
                 sweep.provenance.temperature);
   if (sweep.runs.empty()) return;
   auto by_speed = [](const SweepRun& a, const SweepRun& b) { return a.overall().speedup < b.overall().speedup; };
@@ -81,7 +84,7 @@ int run_calibrate_sweep(const Args& args) {
   std::vector<std::string> grid_texts;
   int repeats = 3;
   SamplingParams sampling;
-  double max_nll_increase = 0.05, min_chrf = 90, max_changed = 1, confidence = 0.95;
+  double max_nll_increase = 0.05, min_chrf = 90, max_changed = 1, max_tv = 0.05, confidence = 0.95;
   po::options_description desc("specd calibrate sweep");
   add_common(desc, a, /*with_draft=*/false, "I/N: measure grid points I, I+N, I+2N, ... (run 0 is the base point; merge with specd artifact merge); auto[/N]: I and N "
              "from a Slurm array job, a Kubernetes Indexed Job or an MPI launcher (docs/cluster.md; the default inside a Slurm array job)");
@@ -97,6 +100,9 @@ int run_calibrate_sweep(const Args& args) {
        "lossy methods: the most the target's NLL per token may rise over AR's (nats)")
       ("min-chrf", po::value(&min_chrf)->default_value(90), "lossy methods at temperature 0: the least mean chrF of an output against AR's (0-100)")
       ("max-changed", po::value(&max_changed)->default_value(1), "lossy methods at temperature 0: the largest share of outputs that may differ from AR's (1: any)")
+      ("max-tv", po::value(&max_tv)->default_value(max_tv),
+       "lossy methods at temperature > 0: the largest expected total-variation distance per generated token between the distribution "
+       "each token is drawn from and the target's (1: any)")
       ("confidence", po::value(&confidence)->default_value(0.95), "lossy methods: confidence of the drift contract, family-wise over the grid");
   add_method_options(desc, m);
   po::variables_map vm;
@@ -109,6 +115,7 @@ int run_calibrate_sweep(const Args& args) {
   if (!std::isfinite(max_nll_increase)) input_error("--max-nll-increase", "must be a finite number");
   if (!(min_chrf >= 0 && min_chrf <= 100)) input_error("--min-chrf", "must be in [0, 100]");
   if (!(max_changed >= 0 && max_changed <= 1)) input_error("--max-changed", "must be in [0, 1]");
+  if (!(max_tv > 0 && max_tv <= 1)) input_error("--max-tv", "must be in (0, 1]");
   if (!(confidence > 0.5 && confidence < 1)) input_error("--confidence", "must be in (0.5, 1)");
   const MethodInfo& info = method_option(policy, "--policy");
   const std::string family = method_family(policy);
@@ -168,6 +175,7 @@ int run_calibrate_sweep(const Args& args) {
   sweep.max_nll_increase = max_nll_increase;
   sweep.min_chrf = min_chrf;
   sweep.max_changed = max_changed;
+  sweep.max_tv = max_tv;
   sweep.confidence = confidence;
   sweep.runs = journal.sweep_runs();
   for (const SweepRun& r : sweep.runs) sweep.provenance.wall_s += r.wall_s;

@@ -1,9 +1,10 @@
--- specd calibration artifact, calibration.sqlite, schema version 4 (PRAGMA user_version).
+-- specd calibration artifact, calibration.sqlite, schema version 5 (PRAGMA user_version).
 -- The tables of one model pair's artifact (schemas/README.md): the prompts each calibration ran,
 -- CSD's correction memory, ARC-Decode's constants and held-out audit, and the thresholds the
 -- runtime deploys. Version 2 added arc_constants and arc_audit (version 1: the same without them);
 -- version 3 added sweep_runs and sweep_categories (version 2: the same without them); version 4
--- added arc_gate and the per-prompt columns of sweep_categories (version 3: the same without them). The writer inserts rows in
+-- added arc_gate and the per-prompt columns of sweep_categories (version 3: the same without them); version 5
+-- added sweep_categories' tv_mean and tv_sd (version 4: the same without them). The writer inserts rows in
 -- primary-key order in one transaction, so equal contents give equal table dumps.
 -- prompts.prompt_index is the calibration's unit: with K samples per prompt (manifest
 -- options.samples_per_prompt, default 1) sample k of prompt i among P is k*P + i, so with K = 1
@@ -137,6 +138,9 @@ CREATE TABLE sweep_categories (
   nll_increase_sd   REAL NOT NULL,
   chrf_mean         REAL NOT NULL,
   chrf_sd           REAL NOT NULL,
+  -- version 5: per-prompt mean and standard deviation of the expected TV per generated token
+  tv_mean           REAL NOT NULL,
+  tv_sd             REAL NOT NULL,
   PRIMARY KEY (family, run_index, category),
   FOREIGN KEY (family, run_index) REFERENCES sweep_runs (family, run_index)
 ) WITHOUT ROWID;
@@ -150,4 +154,4 @@ CREATE TABLE thresholds (
   PRIMARY KEY (policy, name)
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

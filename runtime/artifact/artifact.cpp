@@ -75,10 +75,10 @@ bool ArcCalibration::operator==(const ArcCalibration& o) const {
 bool SweepStats::operator==(const SweepStats& o) const {
   return std::tie(category, prompts, new_tokens, equal_to_ar, mat, acceptance, tokens_per_s, ar_tokens_per_s, speedup, speedup_ci95,
                   decode_speedup, relaxed_per_token, rescued_per_token, nll_per_token, ar_nll_per_token, chrf_vs_ar, nll_increase_mean,
-                  nll_increase_sd, chrf_mean, chrf_sd) ==
+                  nll_increase_sd, chrf_mean, chrf_sd, tv_mean, tv_sd) ==
          std::tie(o.category, o.prompts, o.new_tokens, o.equal_to_ar, o.mat, o.acceptance, o.tokens_per_s, o.ar_tokens_per_s, o.speedup,
                   o.speedup_ci95, o.decode_speedup, o.relaxed_per_token, o.rescued_per_token, o.nll_per_token, o.ar_nll_per_token,
-                  o.chrf_vs_ar, o.nll_increase_mean, o.nll_increase_sd, o.chrf_mean, o.chrf_sd);
+                  o.chrf_vs_ar, o.nll_increase_mean, o.nll_increase_sd, o.chrf_mean, o.chrf_sd, o.tv_mean, o.tv_sd);
 }
 
 bool SweepRun::operator==(const SweepRun& o) const {
@@ -88,9 +88,9 @@ bool SweepRun::operator==(const SweepRun& o) const {
 bool SweepAxis::operator==(const SweepAxis& o) const { return std::tie(name, values, texts) == std::tie(o.name, o.values, o.texts); }
 
 bool SweepCalibration::operator==(const SweepCalibration& o) const {
-  return std::tie(provenance, family, lossless, grid, planned_runs, max_nll_increase, min_chrf, max_changed, confidence, runs, chosen,
-                  choice) == std::tie(o.provenance, o.family, o.lossless, o.grid, o.planned_runs, o.max_nll_increase, o.min_chrf,
-                                      o.max_changed, o.confidence, o.runs, o.chosen, o.choice);
+  return std::tie(provenance, family, lossless, grid, planned_runs, max_nll_increase, min_chrf, max_changed, max_tv, confidence, runs,
+                  chosen, choice) == std::tie(o.provenance, o.family, o.lossless, o.grid, o.planned_runs, o.max_nll_increase, o.min_chrf,
+                                              o.max_changed, o.max_tv, o.confidence, o.runs, o.chosen, o.choice);
 }
 
 bool Threshold::operator==(const Threshold& o) const {

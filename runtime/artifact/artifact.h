@@ -14,10 +14,11 @@ namespace specd {
 // Versions this specd writes; it reads each from kOldestArtifactVersion on and refuses any other
 // (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration,
 // version 3 the parameter sweeps, version 4 ARC's deploy sites and gate (the manifest: their
-// options and count); each version's files are the next version's without them.
-constexpr int32_t kArtifactSchemaVersion = 4;  // manifest.json
-constexpr int32_t kArtifactSqliteVersion = 4;  // calibration.sqlite, PRAGMA user_version
-constexpr int32_t kArtifactH5Version = 4;      // calibration.h5, root attribute schema_version (3: as 2)
+// options and count), version 5 the sweeps' TV bound and per-prompt TV; each version's files are
+// the next version's without them.
+constexpr int32_t kArtifactSchemaVersion = 5;  // manifest.json
+constexpr int32_t kArtifactSqliteVersion = 5;  // calibration.sqlite, PRAGMA user_version
+constexpr int32_t kArtifactH5Version = 5;      // calibration.h5, root attribute schema_version (3: as 2; 5: as 4)
 constexpr int32_t kOldestArtifactVersion = 1;  // of each of the three
 // "1 to 2": the versions of a file this specd reads, for refusals ("schema version 3, this specd reads 1 to 2").
 std::string readable_versions(int32_t current);
@@ -192,6 +193,11 @@ struct SweepStats {
   // token increase over AR (the method's minus AR's) and of chrF against AR's output, the inputs
   // of the drift contract's tests (calibrate/sweep_choice.h). 0 in version-3 artifacts.
   double nll_increase_mean = 0, nll_increase_sd = 0, chrf_mean = 0, chrf_sd = 0;
+  // Per prompt (version 5): the mean and sample standard deviation over the prompts of the
+  // expected total-variation distance per generated token between the distribution each token was
+  // drawn from and the target's (calibrate/sweep_choice.h: the lossy rules' firings per token,
+  // whose expectation it is). 0 in older artifacts.
+  double tv_mean = 0, tv_sd = 0;
   bool operator==(const SweepStats& other) const;
 };
 
@@ -225,6 +231,7 @@ struct SweepCalibration {
   double max_nll_increase = 0.05;    // lossy bounds: nats per token over AR
   double min_chrf = 90;              // chrF vs AR, applied only at temperature 0
   double max_changed = 1;            // the share of outputs that may differ from AR's, at temperature 0 (1: any)
+  double max_tv = 1;                 // expected TV per token, applied only at temperature > 0 (1: any; version 5)
   // The contract's confidence, family-wise over the planned runs; 0: a version-3 sweep, chosen on
   // the point estimates.
   double confidence = 0.95;

@@ -96,7 +96,7 @@ void insert_sweep(sqlite::Database& db, const SweepCalibration& sweep) {
                                  "INSERT INTO sweep_categories (family, run_index, category, ordinal, prompts, new_tokens, equal_to_ar, "
                                  "mat, acceptance, tokens_per_s, ar_tokens_per_s, speedup, speedup_ci95, decode_speedup, "
                                  "relaxed_per_token, rescued_per_token, nll_per_token, ar_nll_per_token, chrf_vs_ar, nll_increase_mean, "
-                                 "nll_increase_sd, chrf_mean, chrf_sd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                                 "nll_increase_sd, chrf_mean, chrf_sd, tv_mean, tv_sd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const SweepRun& r : runs) {
     run_row.bind(1, sweep.family).bind(2, int64_t{r.index}).bind(3, r.point).bind(4, nlohmann::json(r.values).dump());
     run_row.bind(5, nlohmann::json(r.cost_curve).dump()).bind(6, r.wall_s);
@@ -112,7 +112,7 @@ void insert_sweep(sqlite::Database& db, const SweepCalibration& sweep) {
       category_row.bind(10, s.tokens_per_s).bind(11, s.ar_tokens_per_s).bind(12, s.speedup).bind(13, s.speedup_ci95);
       category_row.bind(14, s.decode_speedup).bind(15, s.relaxed_per_token).bind(16, s.rescued_per_token);
       category_row.bind(17, s.nll_per_token).bind(18, s.ar_nll_per_token).bind(19, s.chrf_vs_ar).bind(20, s.nll_increase_mean);
-      category_row.bind(21, s.nll_increase_sd).bind(22, s.chrf_mean).bind(23, s.chrf_sd);
+      category_row.bind(21, s.nll_increase_sd).bind(22, s.chrf_mean).bind(23, s.chrf_sd).bind(24, s.tv_mean).bind(25, s.tv_sd);
       category_row.run();
     }
   }
@@ -302,7 +302,9 @@ std::vector<SweepRun> ArtifactTables::sweep_runs(const std::string& family) {
                         "nll_per_token", "ar_nll_per_token", "chrf_vs_ar",
                         // version 3 lacks the per-prompt columns: read as 0
                         version_ >= 4 ? "nll_increase_mean" : "0.0", version_ >= 4 ? "nll_increase_sd" : "0.0",
-                        version_ >= 4 ? "chrf_mean" : "0.0", version_ >= 4 ? "chrf_sd" : "0.0"},
+                        version_ >= 4 ? "chrf_mean" : "0.0", version_ >= 4 ? "chrf_sd" : "0.0",
+                        // version 4 lacks the per-prompt TV columns: read as 0
+                        version_ >= 5 ? "tv_mean" : "0.0", version_ >= 5 ? "tv_sd" : "0.0"},
                        "WHERE family = ? ORDER BY run_index, ordinal");
   categories.query().bind(1, family);
   std::map<int64_t, SweepRun*> by_index;
@@ -319,7 +321,7 @@ std::vector<SweepRun> ArtifactTables::sweep_runs(const std::string& family) {
     s.decode_speedup = categories.real(11), s.relaxed_per_token = categories.real(12), s.rescued_per_token = categories.real(13);
     s.nll_per_token = categories.real(14), s.ar_nll_per_token = categories.real(15), s.chrf_vs_ar = categories.real(16);
     s.nll_increase_mean = categories.real(17), s.nll_increase_sd = categories.real(18), s.chrf_mean = categories.real(19);
-    s.chrf_sd = categories.real(20);
+    s.chrf_sd = categories.real(20), s.tv_mean = categories.real(21), s.tv_sd = categories.real(22);
     it->second->stats.push_back(std::move(s));
   }
   return runs;
@@ -369,16 +371,20 @@ std::vector<std::string> ArtifactTables::schema_problems() {
     return tables;
   };
   auto want = columns(expected);
+  const auto drop_columns = [&](const std::string& table, std::initializer_list<const char*> names) {
+    std::vector<std::string>& kept = want[table];
+    kept.erase(std::remove_if(kept.begin(), kept.end(),
+                              [&](const std::string& c) {
+                                for (const char* name : names)
+                                  if (c.rfind(std::string(name) + " ", 0) == 0) return true;
+                                return false;
+                              }),
+               kept.end());
+  };
+  if (version_ < 5) drop_columns("sweep_categories", {"tv_mean", "tv_sd"});  // version 4: the same without the per-prompt TV
   if (version_ < 4) {  // version 3: the same tables without the gate's and the sweeps' per-prompt columns
     want.erase("arc_gate");
-    std::vector<std::string>& sweep = want["sweep_categories"];
-    sweep.erase(std::remove_if(sweep.begin(), sweep.end(),
-                               [](const std::string& c) {
-                                 for (const char* name : {"nll_increase_mean ", "nll_increase_sd ", "chrf_mean ", "chrf_sd "})
-                                   if (c.rfind(name, 0) == 0) return true;
-                                 return false;
-                               }),
-                sweep.end());
+    drop_columns("sweep_categories", {"nll_increase_mean", "nll_increase_sd", "chrf_mean", "chrf_sd"});
   }
   if (version_ < 3) {  // version 2: the same tables without the sweeps'
     want.erase("sweep_runs");

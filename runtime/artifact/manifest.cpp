@@ -113,6 +113,7 @@ SweepCalibration parse_sweep_calibration(const json& object, const std::string& 
   // its point estimates (confidence 0).
   sweep.max_changed = bounds.has("max_changed") ? bounds.number("max_changed") : 1.0;
   sweep.confidence = bounds.has("confidence") ? bounds.number("confidence") : 0.0;
+  sweep.max_tv = bounds.has("max_tv") ? bounds.number("max_tv") : 1.0;  // version 5
   if (reader.has("chosen")) sweep.chosen = static_cast<int32_t>(reader.integer_in("chosen", 0, sweep.planned_runs - 1));
   else if (!object.contains("chosen")) reader.at("chosen");  // required, null when none was chosen
   sweep.choice = reader.string("choice");
@@ -130,7 +131,7 @@ json sweep_calibration_json(const SweepCalibration& sweep) {
   out["grid"] = grid;
   out["planned_runs"] = sweep.planned_runs;
   out["bounds"] = {{"max_nll_increase", sweep.max_nll_increase}, {"min_chrf", sweep.min_chrf}, {"max_changed", sweep.max_changed},
-                   {"confidence", sweep.confidence}};
+                   {"max_tv", sweep.max_tv}, {"confidence", sweep.confidence}};
   out["chosen"] = sweep.chosen ? json(*sweep.chosen) : json(nullptr);
   out["choice"] = sweep.choice;
   return out;

@@ -181,6 +181,7 @@ void check_sweep(const SweepCalibration& sweep, Problems& out) {
             "outside [0, 100]");
   out.check(sweep.max_changed >= 0 && sweep.max_changed <= 1, kManifest, at + "max_changed", at + "bounds.max_changed",
             number(sweep.max_changed), "outside [0, 1]");
+  out.check(sweep.max_tv > 0 && sweep.max_tv <= 1, kManifest, at + "max_tv", at + "bounds.max_tv", number(sweep.max_tv), "outside (0, 1]");
   out.check(sweep.confidence == 0 || (sweep.confidence > 0.5 && sweep.confidence < 1), kManifest, at + "confidence",
             at + "bounds.confidence", number(sweep.confidence), "neither 0 (version 3) nor in (0.5, 1)");
   for (const SweepAxis& axis : sweep.grid)
@@ -215,7 +216,8 @@ void check_sweep(const SweepCalibration& sweep, Problems& out) {
                                     {"ar_nll_per_token", s.ar_nll_per_token},
                                     {"nll_increase_mean", s.nll_increase_mean}})
         out.finite(v, kSqlite, std::string("sweep_categories.") + name, cat + name);
-      for (const auto& [name, v] : {std::pair<const char*, double>{"nll_increase_sd", s.nll_increase_sd}, {"chrf_sd", s.chrf_sd}})
+      out.unit(s.tv_mean, kSqlite, "sweep_categories.tv_mean", cat + "tv_mean");
+      for (const auto& [name, v] : {std::pair<const char*, double>{"nll_increase_sd", s.nll_increase_sd}, {"chrf_sd", s.chrf_sd}, {"tv_sd", s.tv_sd}})
         out.check(std::isfinite(v) && v >= 0, kSqlite, std::string("sweep_categories.") + name, cat + name, number(v), "not a finite value >= 0");
       out.check(s.chrf_mean >= 0 && s.chrf_mean <= 100, kSqlite, "sweep_categories.chrf_mean", cat + "chrf_mean", number(s.chrf_mean),
                 "outside [0, 100]");

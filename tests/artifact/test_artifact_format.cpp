@@ -164,31 +164,31 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
   write_artifact(dir, test::synthetic_artifact());
 
   SECTION("manifest.json") {
-    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 5; });
-    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: schema version 5, this specd reads 1 to 4");
-    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 5, this specd reads 1 to 4");
-    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 5, this specd reads 1 to 4"});
+    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 6; });
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: schema version 6, this specd reads 1 to 5");
+    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 6, this specd reads 1 to 5");
+    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 6, this specd reads 1 to 5"});
   }
   SECTION("the manifest's record of a file's version") {
-    test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.h5"]["schema_version"] = 5; });
-    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 5, this specd reads 1 to 4");
+    test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.h5"]["schema_version"] = 6; });
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: files.calibration.h5.schema_version is 6, this specd reads 1 to 5");
   }
   SECTION("calibration.sqlite's user_version") {
     {
       sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
-      db.exec("PRAGMA user_version = 5");
+      db.exec("PRAGMA user_version = 6");
     }
     CHECK_THROWS_WITH(ArtifactReader(dir).thresholds(), Catch::StartsWith(dir + "/calibration.sqlite: sha256 differs from manifest.json"));
     test::reseal(dir);
-    CHECK(test::artifact_read_error(dir) == dir + "/calibration.sqlite: schema version 5, this specd reads 1 to 4");
-    CHECK_THROWS_WITH(ArtifactReader(dir).csd_pairs(), dir + "/calibration.sqlite: schema version 5, this specd reads 1 to 4");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.sqlite: schema version 6, this specd reads 1 to 5");
+    CHECK_THROWS_WITH(ArtifactReader(dir).csd_pairs(), dir + "/calibration.sqlite: schema version 6, this specd reads 1 to 5");
   }
   SECTION("calibration.h5's schema_version attribute") {
     Hdf5File file = Hdf5File::create(dir + "/calibration.h5");
     file.write_root_attribute("schema_version", 9);
     file.close();
     test::reseal(dir);
-    CHECK(test::artifact_read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1 to 4");
+    CHECK(test::artifact_read_error(dir) == dir + "/calibration.h5: schema version 9, this specd reads 1 to 5");
   }
 }
 

@@ -109,7 +109,7 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
     m["files"]["calibration.h5"]["schema_version"] = 1;
   });
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
-        std::vector<std::string>{"/files/calibration.h5/schema_version: not 4", "/pair/target: missing vocab_size",
+        std::vector<std::string>{"/files/calibration.h5/schema_version: not 5", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
   test::edit_manifest(tmp.file("shard"), [](json& m) { m["calibrations"]["csd"]["shard"]["job"]["scheduler"] = "pbs"; });
   CHECK(schema_problems(tmp.file("shard/manifest.json")) ==

@@ -5,6 +5,8 @@
 // into the whole sweep with the same choice.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include <cmath>
 
 #include "artifact/artifact_tables.h"
@@ -45,6 +47,8 @@ SweepRun make_run(int32_t index, std::vector<double> values, double speedup, dou
     s.nll_increase_sd = 0.0625;
     s.chrf_mean = chrf - 0.5;
     s.chrf_sd = 2.5;
+    s.tv_mean = 0.015625 * index;
+    s.tv_sd = 0.03125;
     r.stats.push_back(s);
   }
   r.cost_curve = {{1, 2.5}, {2, 2.75}, {4, 3.0 + index / 1024.0}};
@@ -73,6 +77,28 @@ SweepCalibration make_sweep(bool lossless, double temperature = 0) {
   s.runs.push_back(make_run(4, {10, 1}, 1.30, 2.05, 2.00, 92));  // NLL +0.05: on the bound
   s.provenance.counts = derived_counts(s);
   return s;
+}
+
+// Turns a written artifact without arrays into one of an older `version`: `sql` on its tables
+// (what that version lacks), each file's version and the manifest's set to it, `edit` on the
+// manifest, the digests resealed.
+void as_version(const std::string& dir, int version, const std::string& sql, const std::function<void(nlohmann::json&)>& edit = {}) {
+  {
+    sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
+    db.exec(sql + " PRAGMA user_version = " + std::to_string(version) + "; VACUUM;");
+  }
+  {
+    Hdf5File file = Hdf5File::create(dir + "/calibration.h5");
+    file.write_root_attribute("schema_version", version);
+    file.close();
+  }
+  test::edit_manifest(dir, [&](nlohmann::json& m) {
+    m["schema_version"] = version;
+    m["files"]["calibration.sqlite"]["schema_version"] = version;
+    m["files"]["calibration.h5"]["schema_version"] = version;
+    if (edit) edit(m);
+  });
+  test::reseal(dir);
 }
 
 Artifact with_sweep(const SweepCalibration& sweep) {
@@ -222,21 +248,7 @@ TEST_CASE("sweep artifact: a version-2 artifact (before sweeps) still reads; ver
   v2.target = test::fake_fingerprint("target");
   v2.thresholds = {{"csd", "lambda", 6, "paper default"}};
   write_artifact(dir, v2);
-  {
-    sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
-    db.exec("DROP TABLE sweep_categories; DROP TABLE sweep_runs; PRAGMA user_version = 2; VACUUM;");
-  }
-  {
-    Hdf5File file = Hdf5File::create(dir + "/calibration.h5");
-    file.write_root_attribute("schema_version", 2);
-    file.close();
-  }
-  test::edit_manifest(dir, [](nlohmann::json& m) {
-    m["schema_version"] = 2;
-    m["files"]["calibration.sqlite"]["schema_version"] = 2;
-    m["files"]["calibration.h5"]["schema_version"] = 2;
-  });
-  test::reseal(dir);
+  as_version(dir, 2, "DROP TABLE sweep_categories; DROP TABLE sweep_runs;");
   Artifact expected = v2;
   expected.schema_version = 2;
   CHECK(read_artifact(dir) == expected);
@@ -250,6 +262,28 @@ TEST_CASE("sweep artifact: a version-2 artifact (before sweeps) still reads; ver
     test::edit_manifest(v3, [](nlohmann::json& m) { m["schema_version"] = 2; });
     CHECK(test::artifact_read_error(v3) == v3 + "/manifest.json: unknown calibration 'sweep' in schema version 2");
   }
+}
+
+TEST_CASE("sweep artifact: a version-4 artifact (no TV bound or per-prompt TV) still reads, as no TV bound", "[artifact][sweep]") {
+  test::ScopedTempDir tmp("sweep");
+  const std::string dir = tmp.file("art");
+  SweepCalibration sweep = make_sweep(false, 0.7);
+  sweep.max_tv = 0.05;
+  Artifact v4;  // a sweep alone: no arrays to carry over
+  v4.created_at = "2026-11-25T12:00:00Z";
+  v4.tool_version = "0.1.0";
+  v4.git_commit = std::string(40, 'c');
+  v4.target = test::fake_fingerprint("target");
+  v4.sweeps.push_back(sweep);
+  write_artifact(dir, v4);
+  as_version(dir, 4, "ALTER TABLE sweep_categories DROP COLUMN tv_mean; ALTER TABLE sweep_categories DROP COLUMN tv_sd;",
+             [](nlohmann::json& m) { m["calibrations"]["sweep"]["pld"]["bounds"].erase("max_tv"); });
+  CHECK(verify_artifact(dir, "", "").empty());
+  const Artifact read = read_artifact(dir);
+  REQUIRE(read.sweeps.size() == 1);
+  CHECK(read.sweeps[0].max_tv == 1);
+  for (const SweepRun& r : read.sweeps[0].runs)
+    for (const SweepStats& st : r.stats) CHECK((st.tv_mean == 0 && st.tv_sd == 0));
 }
 
 TEST_CASE("sweep artifact: shards (runs index % N) merge into the whole sweep and choose as it does", "[artifact][sweep][merge]") {
@@ -341,6 +375,27 @@ TEST_CASE("sweep choice: the drift contract's tests, family-wise over the planne
     s.provenance.temperature = 0.7;
     CHECK(sweep_run_test(s, s.runs[4]).p_chrf == 0);
     CHECK(sweep_run_within_bounds(s, s.runs[4]));
+  }
+  SECTION("at T > 0 with a TV bound: the expected TV per token by a one-sided t-test") {
+    s.provenance.temperature = 0.7;
+    s.max_tv = 0.05;
+    auto set_tv = [&](SweepRun& r, double margin_in_se) {
+      SweepStats& o = r.stats.back();
+      o.tv_sd = 0.04;
+      o.tv_mean = s.max_tv - margin_in_se * 0.04 / std::sqrt(10.0);
+    };
+    for (SweepRun& r : s.runs) set_tv(r, 10);
+    set_tv(s.runs[2], 1.8331129326536335);  // p(TV) = 0.05: not valid at 0.01
+    CHECK(sweep_run_test(s, s.runs[2]).p_tv == Approx(0.05).epsilon(1e-9));
+    CHECK_FALSE(sweep_run_within_bounds(s, s.runs[2]));
+    CHECK(*choose_sweep_run(s).run == 4);  // chrF is not applied at T > 0: run 4 (1.30x) is the fastest left
+    set_tv(s.runs[2], 3.2498355440153697);  // p(TV) = 0.005: valid
+    CHECK(sweep_run_test(s, s.runs[2]).p_tv == Approx(0.005).epsilon(1e-6));
+    CHECK(*choose_sweep_run(s).run == 2);
+    CHECK(choose_sweep_run(s).reason.find("expected TV per token at most 0.05") != std::string::npos);
+    s.provenance.temperature = 0;  // greedy: TV is not applied (chrF and exact match are)
+    set_tv(s.runs[2], -5);
+    CHECK(sweep_run_test(s, s.runs[2]).p_tv == 0);
   }
   SECTION("a run of one prompt cannot pass a t-test") {
     s.runs[2].stats.back().prompts = 1;

@@ -18,6 +18,7 @@
 #include "speculative/calibrated_parts.h"
 #include "speculative/sampling_acceptor.h"
 #include "util/error.h"
+#include "random_distributions.h"
 
 using namespace specd;
 
@@ -392,4 +393,44 @@ TEST_CASE("arc constants: taken from bucket all; other sampling settings are ref
   CHECK_THROWS_AS(arc_constants_of(artifact, at(1.0, 9), 2, "pair-dir"), InputError);
   artifact.arc.reset();
   CHECK_THROWS_WITH(require_calibration(&artifact, kArcPolicy, "arc"), Catch::Contains("holds no arc calibration"));
+}
+
+// The drift the sweeps' contract bounds at T > 0 (calibrate/sweep_choice.h): ARC relaxes a child
+// only where every child was rejected, in place of a residual draw that gives that child (zeroed
+// by its own rejection) probability 0, so the TV between the emitted token's distribution and the
+// target's is the probability of a relaxation. Two children drawn from q at the root each trial.
+TEST_CASE("arc acceptor: at T > 0 the TV between what it emits and the target's distribution is its relaxation rate", "[arc][acceptor][drift]") {
+  std::mt19937_64 rng(31);
+  std::normal_distribution<float> normal(0.0f, 1.5f);
+  std::vector<float> logits(3 * kVocab);
+  for (float& z : logits) z = normal(rng);
+  const std::vector<float> q = test::random_distribution(rng, kVocab, 1.5f);
+  const SamplingParams params = at(1.0, 7);
+  const std::vector<double> p = shaped_distribution(logits.data(), kVocab, params);
+  const std::vector<double> qd(q.begin(), q.end());
+  // theta relaxes some rejected pairs, not all (LTS falls with the token distance on the line).
+  ArcAcceptor arc(constants(0.05, 0.05, 1.0), line_embeddings(), 0.6);
+  Sampler sampler(params);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  constexpr int kTrials = 200000;
+  std::vector<double> emitted(kVocab, 0);
+  int64_t relaxations = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    DraftTree tree(3);
+    tree.child_q[0] = std::make_shared<const std::vector<float>>(q);
+    for (int c = 0; c < 2; ++c) {
+      const int32_t token = draw(qd, uniform(rng));
+      tree.add(0, token, DraftSource::Model, q[token]);
+    }
+    const AcceptResult r = arc.accept(tree, logits.data(), kVocab, sampler);
+    emitted[r.path.size() > 1 ? tree.tokens[r.path[1]] : r.next_token] += 1.0 / kTrials;
+    relaxations += r.path.size() > 1 && r.verdicts[r.path[1]] == NodeVerdict::Relaxed;
+  }
+  double histogram_tv = 0;
+  for (int32_t t = 0; t < kVocab; ++t) histogram_tv += 0.5 * std::abs(emitted[t] - p[t]);
+  const double rate = static_cast<double>(relaxations) / kTrials;
+  CAPTURE(rate, histogram_tv);
+  REQUIRE(rate > 0.02);       // the gate relaxes here
+  REQUIRE(rate < 0.9 * (1 - p[std::max_element(p.begin(), p.end()) - p.begin()]));  // and not every rejection
+  CHECK(std::abs(histogram_tv - rate) <= 0.006);
 }

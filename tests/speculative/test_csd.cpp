@@ -15,6 +15,7 @@
 #include "speculative/csd_acceptor.h"
 #include "speculative/sampling_acceptor.h"
 #include "util/error.h"
+#include "random_distributions.h"
 
 using namespace specd;
 
@@ -188,4 +189,57 @@ TEST_CASE("csd: with lambda = infinity it is the lossless acceptor, token for to
     }
     CHECK(memory->online_records() > 0);  // rejections were recorded, none rescued
   }
+}
+
+// The drift the sweeps' contract bounds at T > 0 (calibrate/sweep_choice.h): a rescue replaces a
+// residual draw y (p(y) > q(y)) with the drafted x (q(x) > p(x)), so the total-variation distance
+// between the distribution of the emitted token and the target's is the probability of a rescue,
+// sum over rescuable (x, y) of (q(x) - p(x))+ (p(y) - q(y))+ / beta. Checked three ways on one
+// position: that formula, the rescue rate, and the TV of the emitted tokens' histogram.
+TEST_CASE("csd: at T > 0 the TV between what it emits and the target's distribution is its rescue rate", "[csd][drift]") {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<float> normal(0.0f, 1.5f);
+  std::vector<float> logits(2 * kVocab);
+  for (float& z : logits) z = normal(rng);
+  const std::vector<float> q = test::random_distribution(rng, kVocab, 1.5f);
+  const std::vector<std::vector<float>> q_rows{q};
+  const SamplingParams params = at(1.0, 5);
+  const std::vector<double> p = shaped_distribution(logits.data(), kVocab, params);
+  // Pairs the memory has seen lambda - 1 times (this rejection makes lambda); the gate keeps gaps above log tau.
+  const int64_t lambda = 3;
+  const double tau = 0.05;
+  auto frequent = [](int32_t x, int32_t y) { return (x + 2 * y) % 5 != 0; };
+  auto rescuable = [&](int32_t x, int32_t y) { return frequent(x, y) && logits[x] - logits[y] >= std::log(tau); };
+  double beta = 0;
+  for (int32_t y = 0; y < kVocab; ++y) beta += std::max(0.0, p[y] - q[y]);
+  double tv = 0;
+  for (int32_t x = 0; x < kVocab; ++x)
+    for (int32_t y = 0; y < kVocab; ++y)
+      if (x != y && rescuable(x, y)) tv += std::max(0.0, q[x] - p[x]) * std::max(0.0, p[y] - q[y]) / beta;
+  REQUIRE(tv > 0.02);  // the rule moves mass here
+
+  Sampler sampler(params);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const std::vector<double> qd(q.begin(), q.end());
+  constexpr int kTrials = 200000;
+  std::vector<double> emitted(kVocab, 0);
+  int64_t rescues = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    auto memory = std::make_shared<CorrectionMemory>();
+    for (int32_t x = 0; x < kVocab; ++x)
+      for (int32_t y = 0; y < kVocab; ++y)
+        if (x != y && frequent(x, y)) memory->set(x, y, lambda - 1);
+    CsdAcceptor csd(memory, CsdOptions{lambda, tau});
+    const int32_t x = draw(qd, uniform(rng));
+    const AcceptResult r = csd.accept(chain(3, {x}, &q_rows), logits.data(), kVocab, sampler);
+    emitted[r.path.size() > 1 ? x : r.next_token] += 1.0 / kTrials;
+    rescues += r.verdicts[1] == NodeVerdict::Rescued;
+  }
+  double histogram_tv = 0;
+  for (int32_t t = 0; t < kVocab; ++t) histogram_tv += 0.5 * std::abs(emitted[t] - p[t]);
+  const double rate = static_cast<double>(rescues) / kTrials;
+  CAPTURE(tv, rate, histogram_tv);
+  CHECK(std::abs(rate - tv) <= 4 * std::sqrt(tv * (1 - tv) / kTrials));
+  // The histogram's TV carries sampling noise of about sqrt(V / N) / 2 on top.
+  CHECK(std::abs(histogram_tv - tv) <= 0.006);
 }
