@@ -58,7 +58,8 @@ json measures(const SweepStats& s) {
           {"mat", s.mat},
           {"acceptance", 100 * s.acceptance},
           {"nll_increase", s.nll_per_token - s.ar_nll_per_token},
-          {"chrf_loss", 100 - s.chrf_vs_ar}};
+          {"chrf_loss", 100 - s.chrf_vs_ar},
+          {"tv", s.tv_mean}};
 }
 
 const std::vector<Column> kMeasureColumns{{"speedup", "speedup over AR (×)", 3},
@@ -67,7 +68,8 @@ const std::vector<Column> kMeasureColumns{{"speedup", "speedup over AR (×)", 3}
                                           {"mat", "MAT (tokens/step)", 2},
                                           {"acceptance", "acceptance (%)", 1},
                                           {"nll_increase", "NLL increase over AR (nats/token)", 4},
-                                          {"chrf_loss", "100 − chrF vs AR", 2}};
+                                          {"chrf_loss", "100 − chrF vs AR", 2},
+                                          {"tv", "expected TV per token", 4}};
 
 std::vector<Column> with_measures(std::vector<Column> first) {
   first.insert(first.end(), kMeasureColumns.begin(), kMeasureColumns.end());
@@ -216,6 +218,7 @@ std::vector<Block> frontier_blocks(const SweepCalibration& sweep) {
   blocks.push_back(chart("nll_increase", "NLL increase over AR (nats/token)",
                          sweep.lossless ? std::nullopt : std::optional<double>(sweep.max_nll_increase), t));
   if (chrf) blocks.push_back(chart("chrf_loss", "100 − chrF vs AR", 100 - sweep.min_chrf, t));
+  if (!sweep.lossless && sweep_applies_tv(sweep)) blocks.push_back(chart("tv", "expected TV per token", sweep.max_tv, t));
   return blocks;
 }
 
