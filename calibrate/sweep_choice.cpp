@@ -56,8 +56,9 @@ SweepRunTest sweep_run_test(const SweepCalibration& sweep, const SweepRun& run) 
     return t;
   }
   const SweepStats& o = run.overall();
-  t.p_nll = t_test_p(sweep.max_nll_increase - o.nll_increase_mean, o.nll_increase_sd, o.prompts);
+  // With a TV bound at T > 0 the TV test takes the NLL test's place (sweep_choice.h says why).
   if (sweep_applies_tv(sweep)) t.p_tv = t_test_p(sweep.max_tv - o.tv_mean, o.tv_sd, o.prompts);
+  else t.p_nll = t_test_p(sweep.max_nll_increase - o.nll_increase_mean, o.nll_increase_sd, o.prompts);
   if (sweep_applies_chrf(sweep)) {
     t.p_chrf = t_test_p(o.chrf_mean - sweep.min_chrf, o.chrf_sd, o.prompts);
     if (sweep.max_changed < 1)
@@ -79,12 +80,12 @@ bool sweep_run_within_bounds(const SweepCalibration& sweep, const SweepRun& run)
 }
 
 std::string sweep_contract_text(const SweepCalibration& sweep) {
-  std::string text = format("NLL/token at most %.3g nats over AR", sweep.max_nll_increase);
+  std::string text = sweep_applies_tv(sweep) ? format("expected TV per token at most %.3g", sweep.max_tv)
+                                             : format("NLL/token at most %.3g nats over AR", sweep.max_nll_increase);
   if (sweep_applies_chrf(sweep)) {
     text += format(", chrF vs AR at least %.3g", sweep.min_chrf);
     if (sweep.confidence > 0 && sweep.max_changed < 1) text += format(", at most %.3g%% of outputs changed", 100 * sweep.max_changed);
   }
-  if (sweep_applies_tv(sweep)) text += format(", expected TV per token at most %.3g", sweep.max_tv);
   if (sweep.confidence > 0)
     text += format(", %.3g%% confidence over the %.0f planned runs", 100 * sweep.confidence, static_cast<double>(sweep.planned_runs));
   return text;

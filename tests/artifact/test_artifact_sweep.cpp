@@ -388,7 +388,9 @@ TEST_CASE("sweep choice: the drift contract's tests, family-wise over the planne
     set_tv(s.runs[2], 1.8331129326536335);  // p(TV) = 0.05: not valid at 0.01
     CHECK(sweep_run_test(s, s.runs[2]).p_tv == Approx(0.05).epsilon(1e-9));
     CHECK_FALSE(sweep_run_within_bounds(s, s.runs[2]));
-    CHECK(*choose_sweep_run(s).run == 4);  // chrF is not applied at T > 0: run 4 (1.30x) is the fastest left
+    // Neither chrF nor the NLL test applies with a TV bound at T > 0: run 3 (1.35x, p(NLL) 0.05) is the fastest left.
+    CHECK(sweep_run_test(s, s.runs[3]).p_nll == 0);
+    CHECK(*choose_sweep_run(s).run == 3);
     set_tv(s.runs[2], 3.2498355440153697);  // p(TV) = 0.005: valid
     CHECK(sweep_run_test(s, s.runs[2]).p_tv == Approx(0.005).epsilon(1e-6));
     CHECK(*choose_sweep_run(s).run == 2);
