@@ -5,6 +5,7 @@
 #include <functional>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "model/llama_model.h"
 #include "sampling/sampler.h"
@@ -208,6 +209,12 @@ void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaMo
     decode_arc_prompt(target, tokenizer, w, stop_tokens, whitening, options, make, collect, journal);
     progress.step("prompt");
   }
+}
+
+void sort_arc_rows(ArcCalibration& arc) {
+  std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& x, const auto& y) { return x.index < y.index; });
+  std::stable_sort(arc.samples.begin(), arc.samples.end(),
+                   [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
 }
 
 }  // namespace specd

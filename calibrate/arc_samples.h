@@ -87,6 +87,10 @@ void decode_arc_prompt(const LlamaModel& target, const Tokenizer& tokenizer, con
                        const std::function<Policy(const SamplingParams&)>& make, const ArcSiteCollector& collect,
                        CalibrationJournal& journal);
 
+// The stored order of an ARC calibration's rows, whatever order its parts came in: prompts by
+// index, samples by (prompt, step), a step's samples as recorded (stable).
+void sort_arc_rows(ArcCalibration& arc);
+
 // Decodes every prompt of `work` that the journal lacks and records its samples there (one
 // transaction per prompt). InputError naming the prompt when it does not fit the target's context.
 void collect_arc_samples(const LlamaModel& target, std::shared_ptr<const LlamaModel> draft, const Tokenizer& tokenizer,

@@ -136,9 +136,7 @@ ArcCalibration merge_arc(const std::vector<Artifact>& shards, const std::vector<
   arc.whitening = first.whitening;
   arc.prompts = merge_prompts(kArcPolicy, inputs, order, names, [](const Artifact& a) -> const ArcCalibration& { return *a.arc; });
   for (size_t i : order) arc.samples.insert(arc.samples.end(), shards[i].arc->samples.begin(), shards[i].arc->samples.end());
-  std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-  std::stable_sort(arc.samples.begin(), arc.samples.end(),
-                   [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
+  sort_arc_rows(arc);
   // Constants are quantiles of all the samples: fitted again on the merged ones, as the unsharded run does.
   fit_arc(arc, arc_buckets_of(arc, names[0] + ": manifest arc options.buckets"), "artifact merge");
   arc.provenance.counts.update(derived_counts(arc));

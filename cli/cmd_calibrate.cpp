@@ -346,9 +346,7 @@ int run_arc(const Args& args) {
   for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
   arc.prompts.insert(arc.prompts.end(), pilot_part.prompts.begin(), pilot_part.prompts.end());
   arc.samples.insert(arc.samples.end(), pilot_part.samples.begin(), pilot_part.samples.end());
-  std::stable_sort(arc.prompts.begin(), arc.prompts.end(), [](const auto& x, const auto& y) { return x.index < y.index; });
-  std::stable_sort(arc.samples.begin(), arc.samples.end(),
-                   [](const ArcSample& x, const ArcSample& y) { return std::tie(x.prompt, x.step) < std::tie(y.prompt, y.step); });
+  sort_arc_rows(arc);
   // A shard's samples are a part of the quantiles' input: `artifact merge` fits the whole.
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   std::optional<ArcGateChoice> choice;
