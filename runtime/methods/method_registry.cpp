@@ -34,7 +34,7 @@ void build_sd(Policy& policy, const MethodContext& c) {
 
 void build_sd_tree(Policy& policy, const MethodContext& c) {
   check_tree(policy.method, c.options.tree);
-  policy.drafter = std::make_unique<ModelTreeDrafter>(c.draft, c.options.tree);
+  policy.drafter = std::make_unique<ModelTreeDrafter>(c.draft, c.options.tree, c.sampling);
   policy.acceptor = std::make_unique<SamplingAcceptor>();
   policy.max_nodes = c.options.tree.nodes;
   policy.max_depth = c.options.tree.depth;
@@ -52,7 +52,7 @@ void build_pld(Policy& policy, const MethodContext& c) {
 Drafter* fallback_tree(Policy& policy, const MethodContext& c) {
   if (!c.draft) return nullptr;
   check_tree(policy.method, c.options.tree);
-  auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree);
+  auto tree = std::make_shared<ModelTreeDrafter>(c.draft, c.options.tree, c.sampling);
   policy.owned.push_back(tree);
   return tree.get();
 }

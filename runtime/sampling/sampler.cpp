@@ -20,6 +20,11 @@ void validate(const SamplingParams& params) {
 
 int32_t argmax(const float* logits, int64_t vocab) { return static_cast<int32_t>(cpu::first_max_index(logits, vocab)); }
 
+SamplingParams drafter_stream(SamplingParams params, uint64_t request_seed) {
+  params.seed = request_seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  return params;
+}
+
 std::vector<double> shaped_distribution(const float* logits, int64_t vocab, const SamplingParams& params) {
   std::vector<double> scaled(static_cast<size_t>(vocab));
   for (int64_t i = 0; i < vocab; ++i) scaled[i] = static_cast<double>(logits[i]) / params.temperature;

@@ -42,6 +42,10 @@ class Sampler {
   std::mt19937_64 rng_;
 };
 
+// A drafter's sampling for one request: `params` with a seed derived from the request's, so the
+// drafter's stream is apart from the target's and the request's seed alone decides it.
+SamplingParams drafter_stream(SamplingParams params, uint64_t request_seed);
+
 // Draws an index from probabilities that sum to 1 (up to rounding), given u in [0, 1).
 int32_t draw(const std::vector<double>& probabilities, double u);
 

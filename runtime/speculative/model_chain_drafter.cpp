@@ -6,14 +6,6 @@
 #include "model/llama_model.h"
 
 namespace specd {
-namespace {
-
-SamplingParams drafter_stream(SamplingParams params, uint64_t request_seed) {
-  params.seed = request_seed * 6364136223846793005ULL + 1442695040888963407ULL;  // a stream apart from the target's
-  return params;
-}
-
-}  // namespace
 
 ModelChainDrafter::ModelChainDrafter(std::shared_ptr<const LlamaModel> draft, int32_t gamma, const SamplingParams& sampling)
     : runner_(std::move(draft)), gamma_(gamma), sampling_(sampling), sampler_(drafter_stream(sampling, sampling.seed)) {}

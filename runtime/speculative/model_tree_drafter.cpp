@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -15,7 +17,11 @@ struct PoolNode {
   int32_t token;
   int32_t parent;  // index into the pool, -1 for a child of the root
   double score;    // cumulative log-probability
+  double value;    // estimated chance that verification accepts the path to this node
+  int8_t bucket, rank;  // the parent's TreeAcceptance bucket, the rank among its siblings
+  float q = 1.0f;       // the draft's probability of a sampled child's token (1: a top-k child)
   int64_t row = -1;  // draft cache row once the node has been fed (expanded)
+  std::shared_ptr<const std::vector<float>> child_q;  // the distribution its children were drawn from
 };
 
 }  // namespace
@@ -57,8 +63,9 @@ std::vector<std::pair<int32_t, double>> draft_top_log_probs(const float* logits,
   return top;
 }
 
-ModelTreeDrafter::ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options)
-    : runner_(std::move(draft)), options_(options) {}
+ModelTreeDrafter::ModelTreeDrafter(std::shared_ptr<const LlamaModel> draft, const TreeDraftOptions& options,
+                                   const SamplingParams& sampling)
+    : runner_(std::move(draft)), options_(options), sampling_(sampling), sampler_(drafter_stream(sampling, sampling.seed)) {}
 
 // The tree, one draft-model forward per level: the first brings the draft's cache up to the text
 // and the root, each later one feeds the frontier (each node seeing the prefix and its ancestors).
@@ -68,6 +75,7 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
     depth_ = std::min(d_.options_.depth, request.max_depth);
     max_nodes_ = std::min(d_.options_.nodes, request.max_nodes);
     d_.catch_up_ = 0;
+    d_.last_.reset();
     if (depth_ <= 0 || max_nodes_ <= 0) return;
     std::vector<int32_t> tokens = request.committed;
     tokens.push_back(request.root_token);
@@ -86,36 +94,170 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
       d_.catch_up_ = d_.runner_.last_sync_rows() - 1;
       vocab_ = static_cast<int64_t>(root_logits.size());
       tree_base_ = d_.runner_.length();
-      for (auto [token, logp] : draft_top_log_probs(root_logits.data(), vocab_, d_.options_.top_k, d_.scratch_)) {
-        frontier_.push_back(static_cast<int32_t>(pool_.size()));
-        pool_.push_back({token, -1, logp});
-      }
+      std::vector<int32_t> children;
+      if (sampled_)
+        sample_children({-1}, {root_logits.data()}, children);
+      else
+        add_children(-1, draft_top_log_probs(root_logits.data(), vocab_, d_.options_.top_k, d_.scratch_), children);
+      frontier_ = expandable(children);
     } else {
       std::vector<int32_t> children;
+      std::vector<const float*> rows;
       for (size_t f = 0; f < frontier_.size(); ++f) {
-        // The parent's score is copied, not referenced: the push_backs below may reallocate the pool.
-        const double score = pool_[frontier_[f]].score;
         pool_[frontier_[f]].row = first_row_ + static_cast<int64_t>(f);
         cached_parents_.push_back(pending_.parents[f]);
-        const float* row = result.logits.row(static_cast<int64_t>(f));
-        for (auto [token, logp] : draft_top_log_probs(row, vocab_, d_.options_.top_k, d_.scratch_)) {
-          children.push_back(static_cast<int32_t>(pool_.size()));
-          pool_.push_back({token, frontier_[f], score + logp});
-        }
+        rows.push_back(result.logits.row(static_cast<int64_t>(f)));
+        if (!sampled_) add_children(frontier_[f], draft_top_log_probs(rows.back(), vocab_, d_.options_.top_k, d_.scratch_), children);
       }
-      std::stable_sort(children.begin(), children.end(), [&](int32_t a, int32_t b) { return pool_[a].score > pool_[b].score; });
-      children.resize(std::min<size_t>(children.size(), static_cast<size_t>(d_.options_.top_k)));
-      std::sort(children.begin(), children.end());
-      frontier_ = children;
+      if (sampled_) sample_children(frontier_, rows, children);
+      frontier_ = expandable(children);
     }
     ++level_;
-    if (level_ <= depth_ && tree_base_ - 1 + level_ < d_.runner_.model().context_length()) feed_frontier();
+    if (level_ <= depth_ && !frontier_.empty() && tree_base_ - 1 + level_ < d_.runner_.model().context_length())
+      feed_frontier();
     else finish();
   }
 
   DraftTree tree() override { return std::move(tree_); }
 
  private:
+  // A fed node's (or, parent -1, the root's) children, best first, into the pool and `added`.
+  void add_children(int32_t parent, const std::vector<std::pair<int32_t, double>>& top, std::vector<int32_t>& added) {
+    if (top.empty()) return;
+    const TreeAcceptance& a = d_.acceptance_;
+    const int bucket = TreeAcceptance::bucket(std::exp(top.front().second));
+    // Copied, not referenced: the push_backs below may reallocate the pool.
+    const double base_score = parent < 0 ? 0.0 : pool_[parent].score;
+    const double base_value = parent < 0 ? 1.0 : pool_[parent].value;
+    for (size_t r = 0; r < top.size(); ++r) {
+      added.push_back(static_cast<int32_t>(pool_.size()));
+      pool_.push_back({top[r].first, parent, base_score + top[r].second,
+                       base_value * a.child_share(bucket, static_cast<int>(r)), static_cast<int8_t>(bucket),
+                       static_cast<int8_t>(std::min<size_t>(r, 127))});
+    }
+  }
+
+  // T > 0: the children of the fed nodes `parents` (-1: the root), whose logits rows are `rows`.
+  // How many each gets is chosen first: top_k candidate ranks per parent, valued as top-k
+  // children are, each with a virtual chain below as in expandable(), compete for the slots the
+  // tree has left; then each parent draws that many children i.i.d. from its shaped distribution.
+  void sample_children(const std::vector<int32_t>& parents, const std::vector<const float*>& rows, std::vector<int32_t>& added) {
+    const TreeAcceptance& a = d_.acceptance_;
+    std::vector<double> value;
+    std::vector<int32_t> parent;
+    selection_values(value, parent);
+    std::vector<std::shared_ptr<const std::vector<float>>> qs;
+    std::vector<int> buckets;
+    std::vector<std::vector<int32_t>> candidates(parents.size());
+    for (size_t i = 0; i < parents.size(); ++i) {
+      std::vector<double> shaped = shaped_distribution(rows[i], vocab_, d_.sampling_);
+      buckets.push_back(TreeAcceptance::bucket(*std::max_element(shaped.begin(), shaped.end())));
+      qs.push_back(std::make_shared<const std::vector<float>>(shaped.begin(), shaped.end()));
+      const double base = parents[i] < 0 ? 1.0 : pool_[parents[i]].value;
+      for (int r = 0; r < d_.options_.top_k; ++r) {
+        candidates[i].push_back(static_cast<int32_t>(value.size()));
+        add_virtual_chain(value, parent, parents[i], base * a.child_share(buckets[i], r), level_);
+      }
+    }
+    std::vector<bool> taken(value.size(), false);
+    for (int32_t node : best_of(value, parent, max_nodes_)) taken[node] = true;
+    for (size_t i = 0; i < parents.size(); ++i) {
+      const int32_t count = static_cast<int32_t>(std::count_if(candidates[i].begin(), candidates[i].end(), [&](int32_t c) { return taken[c]; }));
+      if (count == 0) continue;
+      const std::vector<double> q(qs[i]->begin(), qs[i]->end());
+      const double base_score = parents[i] < 0 ? 0.0 : pool_[parents[i]].score;
+      const double base_value = parents[i] < 0 ? 1.0 : pool_[parents[i]].value;
+      if (parents[i] < 0) root_q_ = qs[i];
+      else pool_[parents[i]].child_q = qs[i];
+      for (int32_t r = 0; r < count; ++r) {
+        const int32_t token = draw(q, d_.sampler_.uniform());
+        added.push_back(static_cast<int32_t>(pool_.size()));
+        PoolNode node{token, parents[i], base_score + std::log(q[token]), base_value * a.child_share(buckets[i], r),
+                      static_cast<int8_t>(buckets[i]), static_cast<int8_t>(std::min(r, 127))};
+        node.q = static_cast<float>(q[token]);
+        pool_.push_back(std::move(node));
+      }
+    }
+  }
+
+  // A node of value v at depth `depth` under `above` (a pool index, -1: the root) into the
+  // selection arrays, with a virtual chain below it down to the tree's depth, each link valued as
+  // the draft's surest child (the best first-rank rate).
+  void add_virtual_chain(std::vector<double>& value, std::vector<int32_t>& parent, int32_t above, double v, int32_t depth) const {
+    double rate = 0;
+    for (int b = 0; b < TreeAcceptance::kBuckets; ++b) rate = std::max(rate, d_.acceptance_.rate(b, 0));
+    for (int32_t d = depth; d <= depth_; ++d) {
+      value.push_back(v);
+      parent.push_back(above);
+      above = static_cast<int32_t>(value.size()) - 1;
+      v *= rate;
+    }
+  }
+
+  // The pool as the selection sees it: at T = 0 every node by its value; at T > 0 every node is
+  // drawn already and stays (infinite value).
+  void selection_values(std::vector<double>& value, std::vector<int32_t>& parent) const {
+    for (const PoolNode& node : pool_) {
+      value.push_back(sampled_ ? std::numeric_limits<double>::infinity() : node.value);
+      parent.push_back(node.parent);
+    }
+  }
+
+  // The best n nodes by value, best first, of nodes given by value and parent (-1: the root's
+  // child). A child's value never exceeds its parent's (a share is at most 1) and a parent comes
+  // before its children, so the stable order takes parents first and the set is ancestor-closed.
+  static std::vector<int32_t> best_of(const std::vector<double>& value, const std::vector<int32_t>& parent, int32_t n) {
+    std::vector<int32_t> order(value.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return value[a] > value[b]; });
+    std::vector<bool> taken(value.size(), false);
+    std::vector<int32_t> best;
+    for (int32_t node : order) {
+      if (static_cast<int32_t>(best.size()) >= n) break;
+      if (parent[node] >= 0 && !taken[parent[node]]) continue;
+      taken[node] = true;
+      best.push_back(node);
+    }
+    return best;
+  }
+
+  std::vector<int32_t> best_nodes() const {
+    std::vector<double> value;
+    std::vector<int32_t> parent;
+    selection_values(value, parent);
+    return best_of(value, parent, max_nodes_);
+  }
+
+  // Of the new nodes at depth level_, those worth feeding (at most top_k, in pool order): each
+  // gets a virtual chain of descendants down to the tree's depth, valued as if every one were the
+  // draft's surest child (the best first-rank rate), and a node is fed when its virtual child
+  // makes the best max_nodes of pool and virtual nodes. So a node is fed only if its children
+  // could displace what the other branches will likely grow.
+  std::vector<int32_t> expandable(const std::vector<int32_t>& level) const {
+    double rate = 0;
+    for (int b = 0; b < TreeAcceptance::kBuckets; ++b) rate = std::max(rate, d_.acceptance_.rate(b, 0));
+    std::vector<double> value;
+    std::vector<int32_t> parent;
+    selection_values(value, parent);
+    std::vector<std::pair<int32_t, int32_t>> first_virtual;  // (level node, its virtual child)
+    for (int32_t node : level) {
+      if (level_ + 1 > depth_) break;
+      first_virtual.emplace_back(node, static_cast<int32_t>(value.size()));
+      add_virtual_chain(value, parent, node, pool_[node].value * rate, level_ + 1);
+    }
+    std::vector<bool> taken(value.size(), false);
+    for (int32_t node : best_of(value, parent, max_nodes_)) taken[node] = true;
+    std::vector<std::pair<double, int32_t>> worth;
+    for (auto [node, child] : first_virtual)
+      if (taken[child]) worth.emplace_back(-pool_[node].value, node);
+    std::stable_sort(worth.begin(), worth.end());
+    std::vector<int32_t> chosen;
+    for (auto [negative_value, node] : worth)
+      if (static_cast<int32_t>(chosen.size()) < d_.options_.top_k) chosen.push_back(node);
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+  }
+
   // The next level's forward: the frontier at its depth's position.
   void feed_frontier() {
     ForwardRequest level;
@@ -132,34 +274,36 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
     has_pending_ = true;
   }
 
-  // The best max_nodes nodes of the pool; a child never outscores its parent (log-probs <= 0),
-  // so taking the best in score order, skipping nodes whose parent was not taken, stays closed.
+  // The tree: the pool's best max_nodes nodes, in pool order (level-major, so parents first).
   void finish() {
     d_.runner_.truncate(tree_base_);  // tree rows are scratch: the next sync re-feeds what gets committed
-    std::vector<int32_t> order(pool_.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return pool_[a].score > pool_[b].score; });
     std::vector<bool> taken(pool_.size(), false);
-    int32_t count = 0;
-    for (int32_t node : order) {
-      if (count >= max_nodes_) break;
-      if (pool_[node].parent >= 0 && !taken[pool_[node].parent]) continue;
-      taken[node] = true;
-      ++count;
-    }
-    // Pool order is level-major, so parents come before children.
+    for (int32_t node : best_nodes()) taken[node] = true;
+    Proposal proposal;
+    proposal.bucket.push_back(0);
+    proposal.rank.push_back(0);
     std::vector<int32_t> tree_index(pool_.size(), -1);
     for (size_t node = 0; node < pool_.size(); ++node) {
       if (!taken[node]) continue;
       const int32_t parent = pool_[node].parent < 0 ? 0 : tree_index[pool_[node].parent];
-      tree_index[node] = tree_.add(parent, pool_[node].token, DraftSource::Model, 1.0f, static_cast<float>(pool_[node].score));
+      tree_index[node] = tree_.add(parent, pool_[node].token, DraftSource::Model, pool_[node].q, static_cast<float>(pool_[node].score));
+      proposal.bucket.push_back(pool_[node].bucket);
+      proposal.rank.push_back(pool_[node].rank);
     }
+    // Sampled children's distributions, for the acceptor's residual.
+    if (tree_.size() > 1) tree_.child_q[0] = root_q_;
+    for (size_t node = 0; node < pool_.size(); ++node)
+      if (taken[node] && pool_[node].child_q) tree_.child_q[tree_index[node]] = pool_[node].child_q;
+    proposal.tree = tree_;
+    d_.last_ = std::move(proposal);
   }
 
   ModelTreeDrafter& d_;
   DraftTree tree_;
   int32_t depth_ = 0, max_nodes_ = 0, level_ = 1;
   int64_t vocab_ = 0, tree_base_ = 0, first_row_ = 0;
+  bool sampled_ = d_.sampling_.temperature > 0;  // children drawn from the draft (T > 0), not its top-k
+  std::shared_ptr<const std::vector<float>> root_q_;  // what the root's children were drawn from (T > 0)
   std::vector<PoolNode> pool_;
   std::vector<int32_t> frontier_;
   std::vector<int64_t> cached_parents_;  // parent row of every fed pool node, in row order
@@ -169,6 +313,57 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
 
 std::unique_ptr<DraftRounds> ModelTreeDrafter::propose_in_rounds(const DraftRequest& request) {
   return std::make_unique<Rounds>(*this, request);
+}
+
+// The step verified what this drafter proposed last, or a pruned copy of it (keep_only keeps the
+// order and the parents), or another drafter's tree (a retrieval drafter's own proposal): then
+// its nodes are not a subsequence of the proposal's and nothing is learned.
+void ModelTreeDrafter::observe(const StepFeedback& feedback) {
+  if (!last_) return;
+  const Proposal proposal = std::move(*last_);
+  last_.reset();
+  const DraftTree& tree = feedback.tree;
+  const DraftTree& mine = proposal.tree;
+  if (tree.size() < 1 || tree.tokens[0] != mine.tokens[0]) return;
+  std::vector<int32_t> origin(static_cast<size_t>(tree.size()), 0);  // node of `mine` for each node of `tree`
+  int32_t j = 1;
+  for (int32_t i = 1; i < tree.size(); ++i) {
+    const int32_t parent = origin[tree.parents[i]];
+    while (j < mine.size() && !(mine.tokens[j] == tree.tokens[i] && mine.parents[j] == parent)) ++j;
+    if (j == mine.size()) return;
+    origin[i] = j++;
+  }
+  acceptance_.decay();
+  std::vector<std::vector<int32_t>> children(static_cast<size_t>(tree.size()));
+  for (int32_t i = 1; i < tree.size(); ++i) children[tree.parents[i]].push_back(i);
+  // Each reached node's children in rank order, until one is accepted (the later ones were not
+  // tried in the sense the rates are defined) or one was not reached.
+  for (int32_t node : feedback.result.path) {
+    std::vector<int32_t>& kids = children[node];
+    if (kids.empty()) continue;
+    if (mine.child_q[origin[node]]) {
+      // Sampled children are tried in a random order, and are exchangeable: what counts is how
+      // many were tried before one was accepted.
+      int32_t tried = 0;
+      bool accepted = false;
+      for (int32_t kid : kids) {
+        if (feedback.result.verdicts[kid] == NodeVerdict::NotReached) continue;
+        ++tried;
+        accepted = accepted || feedback.result.verdicts[kid] != NodeVerdict::Rejected;
+      }
+      for (int32_t r = 0; r < tried; ++r) acceptance_.observe(proposal.bucket[origin[kids[0]]], r, accepted && r == tried - 1);
+      continue;
+    }
+    std::stable_sort(kids.begin(), kids.end(),
+                     [&](int32_t a, int32_t b) { return proposal.rank[origin[a]] < proposal.rank[origin[b]]; });
+    for (int32_t kid : kids) {
+      const NodeVerdict verdict = feedback.result.verdicts[kid];
+      if (verdict == NodeVerdict::NotReached) break;
+      const bool accepted = verdict != NodeVerdict::Rejected;
+      acceptance_.observe(proposal.bucket[origin[kid]], proposal.rank[origin[kid]], accepted);
+      if (accepted) break;
+    }
+  }
 }
 
 DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {
