@@ -4,11 +4,11 @@
 // command that reproduces the row. The numbers are the other sections'; this one only reads them.
 #include <cmath>
 #include <cstdio>
-#include <map>
 
 #include "analysis/arc_report_parts.h"
 #include "analysis/sections.h"
 #include "calibrate/sweep_choice.h"
+#include "speculative/method_catalog.h"
 #include "speculative/method_params.h"
 
 namespace specd::report {
@@ -16,15 +16,6 @@ namespace specd::report {
 namespace {
 
 using nlohmann::json;
-
-// The paper's baseline each calibrated policy claims a margin over (the targets): csd
-// over sd (csd.md), arc over sd-tree (arc-decode.md), respec over sam (respec.txt), adapld over
-// pld (adapld.txt); ablations compare with their full method's baseline.
-std::string baseline_of(const std::string& method) {
-  static const std::map<std::string, std::string> kBase = {{"csd", "sd"}, {"arc", "sd-tree"}, {"respec", "sam"}, {"adapld", "pld"}};
-  auto it = kBase.find(method_family(method));
-  return it == kBase.end() ? "" : it->second;
-}
 
 std::string text(const char* pattern, double a, double b = 0, double c = 0) {
   char out[160];
@@ -120,7 +111,7 @@ Section verdict_section(const ReportInputs& in) {
     return s;
   }
   Table t{"Each policy the bench files ran: speedup over AR (mean over prompts, normal 95% interval), over its paper's lossless "
-          "baseline in the same run, the contract its thresholds were chosen under and what the deploy run showed (point "
+          "baseline in the same run (mean over prompts of the paired ratio, with its interval), the contract its thresholds were chosen under and what the deploy run showed (point "
           "estimates; the drift section has the intervals), and the command that reproduces the row.",
           {{"method", "policy"},
            {"kind", "kind"},
@@ -130,6 +121,8 @@ Section verdict_section(const ReportInputs& in) {
            {"baseline", "baseline"},
            {"baseline_speedup", "baseline over AR (×)", 2},
            {"over_baseline", "over baseline (×)", 2},
+           {"over_baseline_low", "95% low (×)", 2},
+           {"over_baseline_high", "95% high (×)", 2},
            {"contract", "drift contract"},
            {"deploy", "at deploy"},
            {"command", "reproduce"}},
@@ -143,11 +136,18 @@ Section verdict_section(const ReportInputs& in) {
       const json& lossless_map = b.json.value("lossless", json::object());
       const bool lossless = !lossless_map.contains(method) || !lossless_map[method].is_boolean() || lossless_map[method].get<bool>();
       const double speedup = number_of(overall, "speedup"), half = number_of(overall, "speedup_ci95", 0);
-      const std::string base = baseline_of(method);
+      const std::string base = paper_baseline(method);
       const double base_speedup = !base.empty() && results.contains(base) && results[base].contains("overall")
                                       ? number_of(results[base]["overall"], "speedup")
                                       : NAN;
       const Drift d = drift_of(in, method, lossless, overall, ar);
+      // Paired per prompt when the bench recorded it; from a bench file without it, the ratio of
+      // the two means (no interval).
+      const bool paired = overall.contains("over_baseline") && overall["over_baseline"].is_number();
+      const double paired_half = number_of(overall, "over_baseline_ci95", 0);
+      const json over_baseline = paired ? json(number_of(overall, "over_baseline"))
+                                 : std::isnan(base_speedup) || std::isnan(speedup) || base_speedup <= 0 ? json(nullptr)
+                                                                                                      : json(speedup / base_speedup);
       json row = {{"method", method},
                   {"kind", lossless ? "lossless" : "LOSSY"},
                   {"speedup", std::isnan(speedup) ? json(nullptr) : json(speedup)},
@@ -155,7 +155,9 @@ Section verdict_section(const ReportInputs& in) {
                   {"speedup_high", std::isnan(speedup) ? json(nullptr) : json(speedup + half)},
                   {"baseline", base.empty() ? "–" : base},
                   {"baseline_speedup", std::isnan(base_speedup) ? json(nullptr) : json(base_speedup)},
-                  {"over_baseline", std::isnan(base_speedup) || std::isnan(speedup) || base_speedup <= 0 ? json(nullptr) : json(speedup / base_speedup)},
+                  {"over_baseline", over_baseline},
+                  {"over_baseline_low", paired ? json(over_baseline.get<double>() - paired_half) : json(nullptr)},
+                  {"over_baseline_high", paired ? json(over_baseline.get<double>() + paired_half) : json(nullptr)},
                   {"contract", d.contract},
                   {"deploy", d.deploy},
                   {"command", command_of(b, method, base, in.artifact_dir)}};

@@ -21,6 +21,7 @@
 #include "model/cpu_threads.h"
 #include "model/llama_model.h"
 #include "options.h"
+#include "speculative/method_catalog.h"
 #include "tokenizer/tokenizer.h"
 #include "run_metadata.h"
 #include "trace/trace_reader.h"
@@ -91,6 +92,19 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
                   j["speedup_ci95"].get<double>(), j["decode_speedup"].get<double>(),
                   greedy ? ("  " + j["equal_to_ar"].get<std::string>()).c_str() : "");
     }
+  }
+  bool paired = false;
+  for (const auto& m : methods) paired = paired || report["results"][m]["overall"].contains("over_baseline");
+  if (paired) {
+    std::printf("\nover its paper's baseline: mean over prompts of throughput / the baseline's in this run, with the\n"
+                "half-width of its 95%% interval (paired: the prompts' own spread cancels)\n");
+    for (const auto& c : result.categories)
+      for (const auto& m : methods) {
+        const auto& j = report["results"][m][c];
+        if (!j.contains("over_baseline")) continue;
+        std::printf("%-14s %-*s over %-8s %7.2fx %6.2f\n", c.c_str(), w, m.c_str(), paper_baseline(m).c_str(),
+                    j["over_baseline"].get<double>(), j["over_baseline_ci95"].get<double>());
+      }
   }
   if (!quality) return;
   std::printf("\ndrift and quality: outputs equal to AR's and the mean index of the first differing token (T=0 only),\n"

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model/llama_model.h"
+#include "speculative/method_catalog.h"
 #include "tokenizer/tokenizer.h"
 
 namespace specd {
@@ -10,7 +11,7 @@ namespace specd {
 void MethodTally::add(const MethodTally& o) {
   prompts += o.prompts, tokens += o.tokens, steps += o.steps, drafted += o.drafted, accepted += o.accepted;
   rescued += o.rescued, relaxed += o.relaxed, equal_to_ar += o.equal_to_ar, wall_ms += o.wall_ms;
-  speedup.add(o.speedup), decode_speedup.add(o.decode_speedup), divergence.add(o.divergence);
+  speedup.add(o.speedup), decode_speedup.add(o.decode_speedup), divergence.add(o.divergence), over_baseline.add(o.over_baseline);
   nll += o.nll, nll_tokens += o.nll_tokens, chrf_turns += o.chrf_turns;
   chrf.add(o.chrf);
 }
@@ -26,6 +27,10 @@ nlohmann::json MethodTally::to_json(bool greedy, bool quality) const {
                       {"speedup", speedup.mean()},
                       {"speedup_ci95", speedup.ci95()},
                       {"decode_speedup", decode_speedup.mean()}};
+  if (over_baseline.n > 0) {
+    j["over_baseline"] = over_baseline.mean();
+    j["over_baseline_ci95"] = over_baseline.ci95();
+  }
   if (greedy) {
     j["equal_to_ar"] = std::to_string(equal_to_ar) + "/" + std::to_string(prompts);
     j["exact_match_rate"] = prompts ? double(equal_to_ar) / prompts : 0.0;
@@ -46,6 +51,7 @@ nlohmann::json MethodTally::to_record() const {
   return {{"prompts", prompts}, {"tokens", tokens}, {"steps", steps}, {"drafted", drafted}, {"accepted", accepted},
           {"rescued", rescued}, {"relaxed", relaxed}, {"equal_to_ar", equal_to_ar}, {"wall_ms", wall_ms},
           {"speedup", mean(speedup)}, {"decode_speedup", mean(decode_speedup)}, {"divergence", mean(divergence)},
+          {"over_baseline", mean(over_baseline)},
           {"nll", nll}, {"nll_tokens", nll_tokens}, {"chrf", chrf_record}, {"chrf_turns", chrf_turns}};
 }
 
@@ -61,6 +67,7 @@ MethodTally MethodTally::from_record(const nlohmann::json& r) {
   t.rescued = r.at("rescued").get<int64_t>(), t.relaxed = r.at("relaxed").get<int64_t>();
   t.equal_to_ar = r.at("equal_to_ar").get<int64_t>(), t.wall_ms = r.at("wall_ms").get<double>();
   t.speedup = mean(r.at("speedup")), t.decode_speedup = mean(r.at("decode_speedup")), t.divergence = mean(r.at("divergence"));
+  if (r.contains("over_baseline")) t.over_baseline = mean(r.at("over_baseline"));  // records from before it had none
   t.nll = r.at("nll").get<double>(), t.nll_tokens = r.at("nll_tokens").get<int64_t>(), t.chrf_turns = r.at("chrf_turns").get<int64_t>();
   const nlohmann::json& chrf = r.at("chrf");
   if (chrf.size() != ChrfStats::kOrders) throw std::out_of_range("chrf: expected " + std::to_string(ChrfStats::kOrders) + " orders");
@@ -132,6 +139,9 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
       t.wall_ms = wall[m];
       t.speedup.add((run.tokens.size() / wall[m]) / ar_throughput);
       t.decode_speedup.add((run.tokens.size() / decode[m]) / ar_decode_throughput);
+      const std::string base = paper_baseline(m);
+      if (first_run.count(base))
+        t.over_baseline.add((run.tokens.size() / wall[m]) / (first_run.at(base).tokens.size() / wall[base]));
       const int64_t divergence = first_divergence(run.tokens, ar.tokens);
       t.equal_to_ar = divergence < 0 ? 1 : 0;
       if (divergence >= 0) t.divergence.add(static_cast<double>(divergence));

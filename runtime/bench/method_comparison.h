@@ -3,7 +3,8 @@
 // of workload items, in the same run, per category and overall. Speed: mean accepted tokens per
 // step (MAT, counting the target's own token; AR = 1.00), acceptance rate, tokens/s, speedup (the
 // mean over prompts of the method's throughput divided by AR's, as Spec-Bench computes it,
-// prefill included) and the same ratio over the decoding time alone. Drift and quality, for
+// prefill included) and the same ratio over the decoding time alone; a calibrated policy's
+// throughput over its paper's lossless baseline, prompt by prompt, when both ran. Drift and quality, for
 // lossy policies beside AR: outputs equal to AR's at T = 0 and where they first differ, the
 // target's NLL per generated token, chrF against the workload's references.
 #include <cstdint>
@@ -39,6 +40,10 @@ struct MethodTally {
   int64_t prompts = 0, tokens = 0, steps = 0, drafted = 0, accepted = 0, rescued = 0, relaxed = 0, equal_to_ar = 0;
   double wall_ms = 0;
   MeanAccumulator speedup, decode_speedup;
+  // Per prompt, the method's throughput over its paper's baseline's (paper_baseline()) in the same
+  // run: a paired ratio, whose interval excludes the prompts' spread that both share. Empty when
+  // the baseline did not run.
+  MeanAccumulator over_baseline;
   MeanAccumulator divergence;        // first differing token index, over prompts that differ from AR
   double nll = 0;                    // summed over the scored tokens
   int64_t nll_tokens = 0;

@@ -11,7 +11,7 @@ const std::vector<MethodInfo>& method_registry() {
   static const std::vector<MethodInfo> methods{
       {"ar", "autoregressive decoding, one target forward per token", D::None, true, "", "", false, true},
       {"sd", "draft-model chain of gamma tokens, lossless verification", D::Required, true, "", "", true},
-      {"sd-tree", "draft-model tree (EAGLE-2-style top-k expansion), lossless verification", D::Required, true, "", ""},
+      {"sd-tree", "draft-model tree (EAGLE-2's levels, nodes by learned acceptance, sampled children at T > 0), lossless verification", D::Required, true, "", ""},
       {"pld", "Prompt Lookup Decoding: copy after an n-gram match in prompt + output, lossless", D::None, true, "", ""},
       {"sam", "SAM-Decoding: suffix-automaton retrieval (and the artifact's static corpus), draft-model tree fallback, lossless",
        D::Optional, true, "", ""},
@@ -48,6 +48,19 @@ std::string method_names_text() {
   std::string text;
   for (const MethodInfo& m : method_registry()) text += (text.empty() ? "" : ", ") + m.name;
   return text;
+}
+
+std::string paper_baseline(const std::string& method) {
+  const MethodInfo* info = lookup_method(method);
+  if (!info) return "";
+  const std::string family = info->family.empty() ? info->name : info->family;
+  // csd.md (2.02x vs sd's 1.75x), arc-decode.md (vs EAGLE-3's tree), respec.txt (vs SAM-Decoding),
+  // adapld.txt (vs PLD).
+  if (family == "csd") return "sd";
+  if (family == "arc") return "sd-tree";
+  if (family == "respec") return "sam";
+  if (family == "adapld") return "pld";
+  return "";
 }
 
 bool uses_calibration(const std::string& method, const std::string& calibration) {

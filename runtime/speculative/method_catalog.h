@@ -35,6 +35,9 @@ const MethodInfo* lookup_method(const std::string& name);
 // InputError "method: unknown method 'x' (known: ...)".
 const MethodInfo& find_method(const std::string& name);
 std::string method_names_text();  // "ar, sd, sd-tree, ..."
+// The lossless method the paper of `method`'s family claims its margin over (csd: sd, arc:
+// sd-tree, respec: sam, adapld: pld; an ablation's is its method's), "" for none.
+std::string paper_baseline(const std::string& method);
 // True when `method` is registered and loads that calibration from the artifact (kCsdPolicy,
 // kArcPolicy): how analysis picks the runs of a calibrated policy.
 bool uses_calibration(const std::string& method, const std::string& calibration);

@@ -62,7 +62,9 @@ TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy 
   const json& csd = t.rows[0]["method"] == "csd" ? t.rows[0] : t.rows[1];
   CHECK(csd["kind"] == "LOSSY");
   CHECK(csd["baseline"] == "sd");
+  // No paired ratio in this bench file: the ratio of the two means, without an interval.
   CHECK(csd["over_baseline"].get<double>() == Approx(1.2));
+  CHECK(csd["over_baseline_low"].is_null());
   CHECK(csd["speedup_low"].get<double>() == Approx(1.4));
   CHECK(csd["contract"].get<std::string>().find("NLL/token at most 0.05 nats over AR") == 0);
   CHECK(csd["contract"].get<std::string>().find("sweep run 2 of 4") != std::string::npos);
@@ -70,6 +72,16 @@ TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy 
   CHECK(csd["command"] == "specd bench --methods sd,csd --artifact artifacts/pair --temperature 0 --max-prompts 20 --repeats 1 --draft-budget auto");
   CHECK(flags(s).empty());
 
+  SECTION("a bench file with the paired ratio: it and its interval, not the ratio of means") {
+    in.bench[0].json["results"]["csd"]["overall"]["over_baseline"] = 1.10;
+    in.bench[0].json["results"]["csd"]["overall"]["over_baseline_ci95"] = 0.04;
+    const Section with_pairs = verdict_section(in);
+    const Table& paired = verdict_table(with_pairs);
+    const json& row = paired.rows[0]["method"] == "csd" ? paired.rows[0] : paired.rows[1];
+    CHECK(row["over_baseline"].get<double>() == Approx(1.10));
+    CHECK(row["over_baseline_low"].get<double>() == Approx(1.06));
+    CHECK(row["over_baseline_high"].get<double>() == Approx(1.14));
+  }
   SECTION("outside the contract at deploy, and slower than AR") {
     in.bench[0].json["results"]["csd"] = overall(0.80, 0.05, 2.10, "10/20", 0.5);
     s = verdict_section(in);

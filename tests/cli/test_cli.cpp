@@ -320,6 +320,11 @@ TEST_CASE("specd bench prints and reports the drafting statistics of methods tha
   CHECK(r.out.find("pld drafting:") == r.out.find("adapld drafting:") + 3);  // pld traces no drafting details
   CHECK(r.out.find("% of") != std::string::npos);
   const auto report = nlohmann::json::parse(slurp(json));
+  // adapld against its paper's baseline, pld, prompt by prompt; a baseline itself has no such ratio.
+  CHECK(report["results"]["adapld"]["overall"]["over_baseline"].get<double>() > 0);
+  CHECK(report["results"]["adapld"]["overall"].contains("over_baseline_ci95"));
+  CHECK(!report["results"]["pld"]["overall"].contains("over_baseline"));
+  CHECK(r.out.find(" over pld ") != std::string::npos);
   REQUIRE(report["drafting"].contains("adapld"));
   CHECK_FALSE(report["drafting"].contains("pld"));
   const auto& adapld = report["drafting"]["adapld"];
