@@ -12,6 +12,7 @@
 #include "stats/arc_fit.h"
 #include "stats/arc_gate.h"
 #include "stats/intervals.h"
+#include "util/format.h"
 
 namespace specd::report {
 namespace {
@@ -185,8 +186,7 @@ Section arc_coverage_section(const ReportInputs& in) {
   for (const ArcSample& x : arc->samples)
     if (!x.deploy_site) (x.held_out ? held_out : calibration) += 1;
   const nlohmann::json& options = arc->provenance.options;
-  char summary[512];
-  std::snprintf(summary, sizeof summary,
+  const std::string summary = strprintf(
                 "ARC-Decode calibrated at T = %.2f, top-k %lld, top-p %.2f; delta %g (target coverage %s), K = %d candidates, "
                 "mu = %g, epsilon = %g, rule %s, buckets %s; %lld calibration samples fit the constants, %lld held-out samples audit them.",
                 arc->provenance.temperature, static_cast<long long>(arc->provenance.top_k), arc->provenance.top_p, arc->delta,
@@ -229,11 +229,7 @@ Section arc_coverage_section(const ReportInputs& in) {
     // The gate chosen where it acts (calibrate arc --sites deploy; runtime/stats/arc_gate.h).
     s.blocks.push_back(Heading{"The gate, chosen on deploy sites"});
     const ArcGateOptions gate = arc_gate_options_of(*arc, where);
-    auto g = [](double v) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%g", v);
-      return std::string(text);
-    };
+    auto g = [](double v) { return strprintf("%g", v); };
     Table t{"Learn-then-Test per theta on the arc policy's own runs: P(JS > " + g(gate.js_tolerance) +
                 " nats | relaxed, t_d != t_m) <= " + percent_text(gate.risk) + ", " + percent_text(gate.confidence) +
                 " confidence over the grid (each theta at (1 - confidence) / grid size); t_d = t_m relaxations counted apart",

@@ -5,6 +5,7 @@
 
 #include "stats/arc_fit.h"
 #include "stats/intervals.h"
+#include "util/format.h"
 
 namespace specd::report {
 
@@ -43,17 +44,9 @@ SampleBound sample_bound(const std::vector<ArcConstants>& constants, const ArcSa
   return {u_min, c.tau_delta, logit_binds};
 }
 
-std::string percent_text(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", pct(share));
-  return text;
-}
+std::string percent_text(double share) { return strprintf("%.1f%%", pct(share)); }
 
-std::string g_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
+std::string g_text(double value) { return strprintf("%.4g", value); }
 
 void put_share(nlohmann::json& row, const std::string& prefix, int64_t successes, int64_t n) {
   const Interval w = wilson_interval(successes, n);

@@ -10,6 +10,7 @@
 #include "analysis/sections.h"
 #include "artifact/csd_pairs.h"
 #include "speculative/method_catalog.h"
+#include "util/format.h"
 
 namespace specd::report {
 namespace {
@@ -87,8 +88,7 @@ std::vector<Block> pareto_blocks(const std::vector<CsdPair>& pairs) {
   const size_t top = static_cast<size_t>(std::ceil(0.2 * pairs.size()));
   int64_t top_count = 0;
   for (size_t i = 0; i < top; ++i) top_count += pairs[i].count;
-  char line[256];
-  std::snprintf(line, sizeof line,
+  const std::string line = strprintf(
                 "The most frequent 20%% of pairs (%zu of %zu) hold %.1f%% of the rejections (the CSD paper Figure 2: 69.0%% on its "
                 "Llama pair).",
                 top, pairs.size(), total > 0 ? 100.0 * top_count / total : 0.0);

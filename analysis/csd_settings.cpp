@@ -4,6 +4,7 @@
 
 #include "speculative/csd_acceptor.h"
 #include "util/utf8.h"
+#include "util/format.h"
 
 namespace specd::report {
 
@@ -21,11 +22,7 @@ CsdDeployed csd_deployed(const Artifact& artifact) {
   return deployed;
 }
 
-std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
+std::string number_text(double value) { return strprintf("%g", value); }
 
 Paragraph csd_not_calibrated() {
   return {"not calibrated: run specd calibrate csd --target T --draft D --out DIR (this artifact holds no csd calibration)",
@@ -36,11 +33,7 @@ std::string visible_token_text(const ReportInputs& in, int32_t id) {
   if (!in.token_text) return "";
   const std::string text = in.token_text(id);
   std::string out;
-  const auto hex = [&out](unsigned char c) {
-    char code[8];
-    std::snprintf(code, sizeof code, "\\x%02x", c);
-    out += code;
-  };
+  const auto hex = [&out](unsigned char c) { out += strprintf("\\x%02x", c); };
   // A byte-level token may hold part of a character: such bytes show as \xNN (JSON needs UTF-8).
   for (size_t pos = 0; pos < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[pos]);

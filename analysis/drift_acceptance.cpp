@@ -12,6 +12,7 @@
 #include "analysis/trace_metrics.h"
 #include "speculative/method_catalog.h"
 #include "stats/intervals.h"
+#include "util/format.h"
 
 namespace specd::report {
 
@@ -19,17 +20,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
-  return buf;
-}
+std::string percent(double share) { return strprintf("%.1f%%", 100.0 * share); }
 
-std::string fixed(double value, int decimals) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
-}
+std::string fixed(double value, int decimals) { return strprintf("%.*f", decimals, value); }
 
 json field(const std::string& name, const std::string& type, const std::string& title) {
   return {{"field", name}, {"type", type}, {"title", title}};

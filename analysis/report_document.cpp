@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "analysis/chart_scripts.h"
+#include "util/format.h"
 
 namespace specd::report {
 
@@ -28,13 +29,7 @@ std::string without_negative_zero(std::string s) {
 std::string format_number(double v, int decimals) {
   if (std::isnan(v)) return kMissing;
   if (std::isinf(v)) return v > 0 ? "\u221e" : "-\u221e";
-  char buf[64];
-  if (decimals >= 0) {
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  }
-  return without_negative_zero(buf);
+  return without_negative_zero(decimals >= 0 ? strprintf("%.*f", decimals, v) : strprintf("%.4g", v));
 }
 
 // Tabs and line breaks would break a Markdown row: one space, in both renderers.

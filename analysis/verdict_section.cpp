@@ -3,25 +3,19 @@
 // calibrated under, and for ARC the gate's contract and the bound's coverage at deploy; then the
 // command that reproduces the row. The numbers are the other sections'; this one only reads them.
 #include <cmath>
-#include <cstdio>
 
 #include "analysis/arc_report_parts.h"
 #include "analysis/sections.h"
 #include "calibrate/sweep_choice.h"
 #include "speculative/method_catalog.h"
 #include "speculative/method_params.h"
+#include "util/format.h"
 
 namespace specd::report {
 
 namespace {
 
 using nlohmann::json;
-
-std::string text(const char* pattern, double a, double b = 0, double c = 0) {
-  char out[160];
-  std::snprintf(out, sizeof out, pattern, a, b, c);
-  return out;
-}
 
 double number_of(const json& row, const char* key, double fallback = NAN) {
   return row.contains(key) && row[key].is_number() ? row[key].get<double>() : fallback;
@@ -35,7 +29,7 @@ const SweepCalibration* sweep_of(const Artifact& artifact, const std::string& fa
 
 std::string threshold_source(const Artifact& artifact, const std::string& policy, const std::string& name) {
   for (const Threshold& t : artifact.thresholds)
-    if (t.policy == policy && t.name == name) return text("%g", t.value) + " (" + t.source + ")";
+    if (t.policy == policy && t.name == name) return strprintf("%g", t.value) + " (" + t.source + ")";
   return "";
 }
 
@@ -55,7 +49,7 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
   }
   const std::string family = method_family(method);
   const double nll = number_of(overall, "nll_per_token"), ar_nll = ar ? number_of((*ar)["overall"], "nll_per_token") : NAN;
-  const std::string increase = std::isnan(nll) || std::isnan(ar_nll) ? "" : text("NLL/token %+.3f over AR", nll - ar_nll);
+  const std::string increase = std::isnan(nll) || std::isnan(ar_nll) ? "" : strprintf("NLL/token %+.3f over AR", nll - ar_nll);
   if (family == "arc") {
     const std::string theta = threshold_source(in.artifact, "arc", "theta");
     d.contract = theta.empty() ? "no gate calibrated: theta is the paper's (not a contract)" : "theta = " + theta;
@@ -64,13 +58,13 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
       d.deploy = std::to_string(a.relaxed) + " tokens relaxed, " + std::to_string(a.relaxed_argmax) + " of them t_d = t_m";
       for (const ArcMissRow& m : a.misses)
         if (m.group_kind == "all" && m.tokens > 0) {
-          d.deploy += text("; JS above the tolerance on %.1f%% [%.1f%%, %.1f%%] of the substituted", 100 * m.rate, 100 * m.clustered.low,
+          d.deploy += strprintf("; JS above the tolerance on %.1f%% [%.1f%%, %.1f%%] of the substituted", 100 * m.rate, 100 * m.clustered.low,
                            100 * m.clustered.high);
           d.outside = a.gate && m.clustered.low > a.gate->risk;
         }
       for (const ArcAuditRow& r : a.rows)
         if (r.group_kind == "all" && r.samples > 0)
-          d.deploy += text("; JS <= U_min on %.1f%% (1 - delta = %.1f%%)", 100 * r.coverage, 100 * (1 - in.artifact.arc->delta));
+          d.deploy += strprintf("; JS <= U_min on %.1f%% (1 - delta = %.1f%%)", 100 * r.coverage, 100 * (1 - in.artifact.arc->delta));
     }
     if (!increase.empty()) d.deploy += (d.deploy.empty() ? "" : "; ") + increase;
     return d;
@@ -86,7 +80,7 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
   if (!std::isnan(nll) && !std::isnan(ar_nll) && nll - ar_nll > sweep->max_nll_increase) d.outside = true;
   if (overall.contains("exact_match_rate") && sweep_applies_chrf(*sweep)) {
     const double changed = 1 - number_of(overall, "exact_match_rate", 1);
-    d.deploy += (d.deploy.empty() ? "" : "; ") + text("%.1f%% of outputs differ from AR's", 100 * changed);
+    d.deploy += (d.deploy.empty() ? "" : "; ") + strprintf("%.1f%% of outputs differ from AR's", 100 * changed);
     if (sweep->max_changed < 1 && changed > sweep->max_changed) d.outside = true;
   }
   return d;
@@ -95,7 +89,7 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
 std::string command_of(const BenchFile& b, const std::string& method, const std::string& base, const std::string& artifact_dir) {
   const json& j = b.json;
   std::string cmd = "specd bench --methods " + (base.empty() ? method : base + "," + method) + " --artifact " + artifact_dir;
-  if (j.contains("temperature") && j["temperature"].is_number()) cmd += text(" --temperature %g", j["temperature"].get<double>());
+  if (j.contains("temperature") && j["temperature"].is_number()) cmd += strprintf(" --temperature %g", j["temperature"].get<double>());
   if (j.contains("max_prompts") && j["max_prompts"].is_number()) cmd += " --max-prompts " + j["max_prompts"].dump();
   if (j.contains("repeats") && j["repeats"].is_number()) cmd += " --repeats " + j["repeats"].dump();
   if (j.contains("draft_budget") && j["draft_budget"].is_string()) cmd += " --draft-budget " + j["draft_budget"].get<std::string>();
@@ -165,7 +159,7 @@ Section verdict_section(const ReportInputs& in) {
       if (d.outside)
         s.blocks.push_back(Paragraph{"DRIFT: " + method + " at deploy is outside its contract: " + d.deploy, Tone::Flag});
       if (!std::isnan(speedup) && speedup + half < 1)
-        s.blocks.push_back(Paragraph{"SLOWER THAN AR: " + method + text(" runs at %.2fx AR (95%% interval up to %.2fx)", speedup, speedup + half),
+        s.blocks.push_back(Paragraph{"SLOWER THAN AR: " + method + strprintf(" runs at %.2fx AR (95%% interval up to %.2fx)", speedup, speedup + half),
                                      Tone::Flag});
     }
   }

@@ -132,7 +132,8 @@ ArcDeployAudit audit_arc_deploy(const ArcDeployRuns& runs, const LlamaModel& tar
   if (result.gate)
     for (const ArcAuditRow& r : result.rows) {
       if (r.group_kind == "depth") continue;
-      ArcMissRow m{r.group_kind, r.group};
+      ArcMissRow m;
+      m.group_kind = r.group_kind, m.group = r.group;
       for (const auto& [request, t] : groups[{r.group_kind, r.group}]) ++m.requests, m.tokens += t.tokens, m.misses += t.misses;
       m.rate = m.tokens ? static_cast<double>(m.misses) / static_cast<double>(m.tokens) : 0.0;
       m.wilson = wilson_interval(m.misses, m.tokens);
