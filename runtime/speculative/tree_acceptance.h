@@ -11,8 +11,8 @@
 // draft's top-1 probability at that node (how sure the draft is there). A child at rank r is then
 // accepted with probability prod_{s<r} (1 - a_s(b)) * a_r(b) once its parent is, and a node's
 // value (the chance its whole path is accepted) is its parent's times that. Greedy verification
-// and the point-mass rule at T > 0 both try siblings in rank order, so the same counts serve
-// both. Counts decay, so the rates follow the text; the drafter starts them afresh per request,
+// tries top-k siblings in rank order; sampled siblings (T > 0) are exchangeable draws tried in a
+// random order, so there r is how many were tried before. Counts decay, so the rates follow the text; the drafter starts them afresh per request,
 // so a request's trees depend on its own text alone.
 #include <array>
 #include <cstdint>
