@@ -71,7 +71,8 @@ struct ComparisonResult {
 };
 
 // Prompts interleave methods, and repeats interleave within a prompt, so machine drift hits all
-// alike. `on_item` sees each item as soon as it is measured (traces are written there, so a
+// alike; within a prompt and repeat the methods run in a shuffled order (fixed by the prompt's
+// index and the repeat), so no method always runs in the same place. `on_item` sees each item as soon as it is measured (traces are written there, so a
 // killed bench keeps its finished items). `finished` holds the tallies of items measured by an
 // earlier, interrupted run (method -> tally, items 0..finished.size()-1 in order): they are added,
 // not measured again. InputError when a prompt does not fit the context.
