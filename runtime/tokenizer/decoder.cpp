@@ -174,8 +174,17 @@ std::unique_ptr<Decoder> make_decoder(const nlohmann::json& config, const std::s
     // HF's content is one character; an empty one would strip nothing, start/stop times over.
     const std::string content = config.at("content").get<std::string>();
     if (content.empty()) input_error(where, "decoder Strip needs a non-empty content");
-    return std::make_unique<StripDecoder>(content, config.at("start").get<std::size_t>(),
-                                          config.at("stop").get<std::size_t>());
+    // Counts of characters: a float, a negative number or 1e76 is refused, not converted (UB).
+    const auto count = [&](const char* key) -> std::size_t {
+      const nlohmann::json& v = config.at(key);
+      constexpr int64_t kMax = 1 << 20;
+      const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(kMax)
+                      : v.is_number_integer() ? v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMax
+                                              : false;
+      if (!ok) input_error(where, std::string("decoder Strip: ") + key + " must be an integer from 0 to " + std::to_string(kMax));
+      return static_cast<std::size_t>(v.get<int64_t>());
+    };
+    return std::make_unique<StripDecoder>(content, count("start"), count("stop"));
   }
   if (type == "Sequence") {
     std::vector<std::unique_ptr<Decoder>> steps;
