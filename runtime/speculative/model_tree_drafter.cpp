@@ -184,8 +184,7 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
   // selection arrays, with a virtual chain below it down to the tree's depth, each link valued as
   // the draft's surest child (the best first-rank rate).
   void add_virtual_chain(std::vector<double>& value, std::vector<int32_t>& parent, int32_t above, double v, int32_t depth) const {
-    double rate = 0;
-    for (int b = 0; b < TreeAcceptance::kBuckets; ++b) rate = std::max(rate, d_.acceptance_.rate(b, 0));
+    const double rate = d_.acceptance_.best_first_rate();
     for (int32_t d = depth; d <= depth_; ++d) {
       value.push_back(v);
       parent.push_back(above);
@@ -234,8 +233,7 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
   // makes the best max_nodes of pool and virtual nodes. So a node is fed only if its children
   // could displace what the other branches will likely grow.
   std::vector<int32_t> expandable(const std::vector<int32_t>& level) const {
-    double rate = 0;
-    for (int b = 0; b < TreeAcceptance::kBuckets; ++b) rate = std::max(rate, d_.acceptance_.rate(b, 0));
+    const double rate = d_.acceptance_.best_first_rate();
     std::vector<double> value;
     std::vector<int32_t> parent;
     selection_values(value, parent);

@@ -31,6 +31,12 @@ double TreeAcceptance::rate(int bucket, int rank) const {
   return (accepted_[c] + kPriorWeight * prior) / (tried_[c] + kPriorWeight);
 }
 
+double TreeAcceptance::best_first_rate() const {
+  double best = 0;
+  for (int b = 0; b < kBuckets; ++b) best = std::max(best, rate(b, 0));
+  return best;
+}
+
 double TreeAcceptance::child_share(int bucket, int rank) const {
   double share = rate(bucket, rank);
   for (int s = 0; s < rank; ++s) share *= 1.0 - rate(bucket, s);

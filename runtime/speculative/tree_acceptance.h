@@ -26,6 +26,7 @@ class TreeAcceptance {
 
   static int bucket(double top_probability);
   double rate(int bucket, int rank) const;  // a_r(b)
+  double best_first_rate() const;            // max over buckets of a_0(b): the surest child's
   // Chance that a child at `rank` is accepted given its parent was: prod_{s<rank} (1 - a_s) * a_rank.
   double child_share(int bucket, int rank) const;
   // A child at `rank` of a reached node in `bucket` was tried (no better-ranked sibling was

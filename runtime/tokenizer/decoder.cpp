@@ -175,16 +175,10 @@ std::unique_ptr<Decoder> make_decoder(const nlohmann::json& config, const std::s
     const std::string content = config.at("content").get<std::string>();
     if (content.empty()) input_error(where, "decoder Strip needs a non-empty content");
     // Counts of characters: a float, a negative number or 1e76 is refused, not converted (UB).
-    const auto count = [&](const char* key) -> std::size_t {
-      const nlohmann::json& v = config.at(key);
-      constexpr int64_t kMax = 1 << 20;
-      const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(kMax)
-                      : v.is_number_integer() ? v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMax
-                                              : false;
-      if (!ok) input_error(where, std::string("decoder Strip: ") + key + " must be an integer from 0 to " + std::to_string(kMax));
-      return static_cast<std::size_t>(v.get<int64_t>());
-    };
-    return std::make_unique<StripDecoder>(content, count("start"), count("stop"));
+    const JsonObjectReader strip(config, where, "decoder.");
+    constexpr int64_t kMaxCount = 1 << 20;
+    return std::make_unique<StripDecoder>(content, static_cast<std::size_t>(strip.integer_in("start", 0, kMaxCount)),
+                                          static_cast<std::size_t>(strip.integer_in("stop", 0, kMaxCount)));
   }
   if (type == "Sequence") {
     std::vector<std::unique_ptr<Decoder>> steps;
