@@ -14,6 +14,7 @@
 
 #include <httplib.h>
 
+#include "serve/connection_watch.h"
 #include "serve/openai_request.h"
 #include "serve/openai_response.h"
 #include "serve/request_plan.h"
@@ -70,22 +71,34 @@ class CompletionHandler {
       return;
     }
     const ResponseHeader header = new_response_header(deployment_.model_id, chat_);
+    if (!request.stream) {
+      whole(req, res, job, header);
+      return;
+    }
     job->wait_started();
     Job::Progress first = job->take(std::chrono::milliseconds(0));
     if (first.error_status) {
       reply_error(res, RequestError(first.error_status, "", first.error, status_type(first.error_status)));
       return;
     }
-    if (request.stream) stream(res, job, header, std::move(first), request.include_usage);
-    else whole(res, job, header, std::move(first));
+    stream(res, job, header, std::move(first), request.include_usage);
   }
 
  private:
-  void whole(httplib::Response& res, const std::shared_ptr<Job>& job, const ResponseHeader& header, Job::Progress p) const {
-    std::string text = std::move(p.text);
+  // Waits for the whole answer, looking at the connection between waits: a client that went away
+  // cancels its request, which frees its slot (or its place in the queue) at the next step.
+  void whole(const httplib::Request& req, httplib::Response& res, const std::shared_ptr<Job>& job,
+             const ResponseHeader& header) const {
+    ConnectionWatch client({req.local_addr, req.local_port, req.remote_addr, req.remote_port});
+    std::string text;
+    Job::Progress p;
     while (!p.done) {
-      p = job->take(std::chrono::milliseconds(1000));
+      p = job->take(std::chrono::milliseconds(200));
       text += p.text;
+      if (!p.done && client.peer_gone()) {
+        job->cancel();
+        return;  // nobody to answer
+      }
     }
     if (p.error_status) {
       reply_error(res, RequestError(p.error_status, "", p.error, status_type(p.error_status)));

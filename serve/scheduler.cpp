@@ -99,6 +99,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
       job = queue_.front();
       queue_.pop_front();
       ++running_;
+      metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
     }
     auto slot = std::make_unique<Slot>();
     Slot* s = slot.get();

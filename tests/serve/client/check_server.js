@@ -345,6 +345,30 @@ async function main() {
       check('an aborted stream ends as cancelled and frees its slot', cancelled === 1 && m.value('specd:num_requests_running') === 0 &&
             m.value('specd:generation_tokens_total') < 256, `${cancelled} cancelled, ${m.value('specd:generation_tokens_total')} tokens`);
     }
+    // So does one that goes away while waiting for a whole answer (found from its socket).
+    {
+      const controller = new AbortController();
+      const whole = client.completions.create({ prompt: PROMPTS[0], max_tokens: 256, temperature: 0 }, { signal: controller.signal });
+      whole.catch(() => {});
+      let seen = 0;
+      for (let i = 0; i < 100 && !seen; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        seen = (await metrics(slow.url)).value('specd:num_requests_running');
+      }
+      check('/metrics shows a running request as running', seen === 1, `${seen}`);
+      const before = (await metrics(slow.url)).value('specd:generation_tokens_total');
+      controller.abort();
+      let cancelled = 0;
+      for (let i = 0; i < 100 && cancelled < 2; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        cancelled = (await metrics(slow.url)).value('specd:request_success_total', { finished_reason: 'cancelled' }) || 0;
+      }
+      const m = await metrics(slow.url);
+      const tokens = m.value('specd:generation_tokens_total');
+      check('an aborted non-streamed request ends as cancelled and frees its slot',
+            cancelled === 2 && m.value('specd:num_requests_running') === 0 && tokens - before < 256,
+            `${cancelled} cancelled, ${tokens - before} tokens after the abort`);
+    }
     const running = await client.completions.create({ prompt: PROMPTS[0], max_tokens: 256, temperature: 0, stream: true });
     const iterator = running[Symbol.asyncIterator]();
     await iterator.next();  // the first chunk: it holds the slot now
