@@ -3,6 +3,7 @@
 // target accepted. Model drafters, PLD, SAM-Decoding, ReSpec and AdaPLD implement this.
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,20 @@ class DraftRounds {
   virtual DraftTree tree() = 0;
 };
 
+// A proposal made at once (a retrieval drafter's match): rounds with no forward to run.
+class ReadyRounds : public DraftRounds {
+ public:
+  explicit ReadyRounds(DraftTree tree) : tree_(std::move(tree)) {}
+  const ForwardRequest* next() override { return nullptr; }
+  const LlamaModel& model() const override { throw std::logic_error("ReadyRounds: no draft forward to run"); }
+  KvCache& cache() override { throw std::logic_error("ReadyRounds: no draft forward to run"); }
+  void feed(ForwardResult) override { throw std::logic_error("ReadyRounds: no draft forward to run"); }
+  DraftTree tree() override { return std::move(tree_); }
+
+ private:
+  DraftTree tree_;
+};
+
 // The rounds run one after another, alone: what propose() is for a drafter that drafts in rounds.
 inline DraftTree run_alone(DraftRounds& rounds) {
   while (const ForwardRequest* forward = rounds.next()) rounds.feed(rounds.model().forward(rounds.cache(), *forward));
@@ -126,5 +141,13 @@ class Drafter {
   // and counting it once would keep a draft model off for good.
   virtual int64_t last_catch_up() const { return 0; }
 };
+
+// A retrieval drafter's fallback proposal (the draft model's) for `request`: when `rounds` is given
+// and the fallback drafts in rounds, they go there (the caller batches them) and the root alone is
+// returned; otherwise the fallback's tree.
+inline DraftTree propose_fallback(Drafter& fallback, const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
+  if (rounds && (*rounds = fallback.propose_in_rounds(request))) return DraftTree(request.root_token);
+  return fallback.propose(request);
+}
 
 }  // namespace specd

@@ -67,7 +67,16 @@ std::vector<double> RespecDrafter::recent_entropies() const {
   return recent;
 }
 
-DraftTree RespecDrafter::propose(const DraftRequest& request) {
+DraftTree RespecDrafter::propose(const DraftRequest& request) { return draft(request, nullptr); }
+
+std::unique_ptr<DraftRounds> RespecDrafter::propose_in_rounds(const DraftRequest& request) {
+  std::unique_ptr<DraftRounds> rounds;
+  DraftTree tree = draft(request, &rounds);
+  if (rounds) return rounds;
+  return std::make_unique<ReadyRounds>(std::move(tree));
+}
+
+DraftTree RespecDrafter::draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
   sync(request.committed);
   selected_.clear();
   chains_.clear();
@@ -147,7 +156,7 @@ DraftTree RespecDrafter::propose(const DraftRequest& request) {
   DraftRequest fallback_request = request;
   fallback_request.max_nodes = request.nodes_for(0);
   if (fallback_request.max_nodes == 0) fallback_request.max_depth = 0;
-  if (fallback_ && fallback_request.max_nodes > 0 && fallback_request.max_depth > 0) return fallback_->propose(fallback_request);
+  if (fallback_ && fallback_request.max_nodes > 0 && fallback_request.max_depth > 0) return propose_fallback(*fallback_, fallback_request, rounds);
   return DraftTree(request.root_token);
 }
 

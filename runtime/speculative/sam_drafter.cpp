@@ -53,7 +53,16 @@ void SamDrafter::sync(const std::vector<int32_t>& committed) {
   commit(committed.data() + automaton_.text().size(), committed.data() + committed.size());
 }
 
-DraftTree SamDrafter::propose(const DraftRequest& request) {
+DraftTree SamDrafter::propose(const DraftRequest& request) { return draft(request, nullptr); }
+
+std::unique_ptr<DraftRounds> SamDrafter::propose_in_rounds(const DraftRequest& request) {
+  std::unique_ptr<DraftRounds> rounds;
+  DraftTree tree = draft(request, &rounds);
+  if (rounds) return rounds;
+  return std::make_unique<ReadyRounds>(std::move(tree));
+}
+
+DraftTree SamDrafter::draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
   sync(request.committed);
   const SuffixAutomaton::Match match = automaton_.lookup(request.root_token);
   // The static corpus's match, its length lowered by len_bias (SAM-Decoding's DraftModel.lookup).
@@ -88,7 +97,7 @@ DraftTree SamDrafter::propose(const DraftRequest& request) {
   DraftRequest fallback_request = request;
   fallback_request.max_nodes = request.nodes_for(0);  // what the fallback's drafts pay for
   if (fallback_request.max_nodes == 0) fallback_request.max_depth = 0;
-  if (fallback_ && fallback_request.max_nodes > 0) return fallback_->propose(fallback_request);
+  if (fallback_ && fallback_request.max_nodes > 0) return propose_fallback(*fallback_, fallback_request, rounds);
   return DraftTree(request.root_token);
 }
 

@@ -43,6 +43,9 @@ class SamDrafter : public Drafter {
   std::string name() const override { return "sam"; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DraftTree propose(const DraftRequest& request) override;
+  // A match's draft at once (no forward), or the fallback's proposal in its rounds, so that a server
+  // batches the fallback's draft forwards with other requests'.
+  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   // 0 for the fallback's drafts, else the match length (root included) capped at 16, plus
   // kStaticClass for a draft from the static corpus.
@@ -60,6 +63,8 @@ class SamDrafter : public Drafter {
   bool last_used_fallback() const { return last_used_fallback_; }
 
  private:
+  // propose(), with the fallback's rounds put in `rounds` when it is given (propose_fallback).
+  DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds);
   // Brings the automaton to `committed` (observe() normally did it already; this checks the
   // length and last token, and rebuilds when they disagree).
   void sync(const std::vector<int32_t>& committed);

@@ -24,7 +24,7 @@ Deployment demo_deployment() {
   d.draft = LlamaModel::load(std::string(SPECD_SOURCE_DIR) + "/data/models/demo-draft", device);
   d.tokenizer = std::make_shared<Tokenizer>(Tokenizer::from_file(dir + "/tokenizer.json"));
   for (int64_t id : d.target->config().eos_token_ids) d.stop_tokens.push_back(static_cast<int32_t>(id));
-  for (const char* method : {"ar", "sd", "pld"}) {
+  for (const char* method : {"ar", "sd", "pld", "sam"}) {
     ServedMethod served;
     served.options.adaptive_budget = false;  // no cost curve to measure in a unit test
     d.methods[method] = served;
@@ -69,11 +69,12 @@ std::string ar_text(const Deployment& d, const std::string& prompt, int64_t max_
 TEST_CASE("requests decoded side by side give what each gives alone", "[serve]") {
   const Deployment d = demo_deployment();
   ServerMetrics metrics;
-  Scheduler scheduler(d, 3, 8, metrics);
+  // sd's chain and sam's fallback tree draft with one draft model: their rounds share its forwards.
+  Scheduler scheduler(d, 4, 8, metrics);
   const std::vector<std::string> prompts{"The history of", "def main():", "In the beginning"};
+  const std::vector<std::string> methods{"sd", "pld", "sam"};
   std::vector<std::shared_ptr<Job>> jobs;
-  for (size_t i = 0; i < 6; ++i)
-    jobs.push_back(scheduler.submit(plan_request(d, greedy(prompts[i % 3], i < 3 ? "sd" : "pld", 20))));
+  for (size_t i = 0; i < 9; ++i) jobs.push_back(scheduler.submit(plan_request(d, greedy(prompts[i % 3], methods[i / 3], 20))));
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job::Progress p = wait(*jobs[i]);
     INFO(i);
@@ -81,7 +82,7 @@ TEST_CASE("requests decoded side by side give what each gives alone", "[serve]")
     CHECK(p.text == ar_text(d, prompts[i % 3], 20));
     CHECK(p.finish_reason == "length");
     CHECK(p.completion_tokens == 20);
-    CHECK(p.metrics.method == (i < 3 ? "sd" : "pld"));
+    CHECK(p.metrics.method == methods[i / 3]);
     CHECK(p.metrics.steps >= 1);
   }
   scheduler.drain();

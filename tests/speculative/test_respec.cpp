@@ -395,3 +395,63 @@ TEST_CASE("respec acceptor relaxes retrieved nodes only; model trees are verifie
     }
   }
 }
+
+namespace {
+
+// A fallback that drafts in one round the caller runs (as the draft-model trees do), so that a
+// server can batch it: one forward asked for, then its node.
+class OneRoundDrafter : public OneNodeDrafter {
+ public:
+  class Rounds : public DraftRounds {
+   public:
+    explicit Rounds(int32_t root) : root_(root) { forward_.tokens = {root}; }
+    const ForwardRequest* next() override { return fed ? nullptr : &forward_; }
+    const LlamaModel& model() const override { throw std::logic_error("not in this test"); }
+    KvCache& cache() override { throw std::logic_error("not in this test"); }
+    void feed(ForwardResult) override { fed = true; }
+    DraftTree tree() override {
+      DraftTree tree(root_);
+      if (fed) tree.add(0, kFallbackToken, DraftSource::Model, 0.5f);
+      return tree;
+    }
+    bool fed = false;
+
+   private:
+    int32_t root_;
+    ForwardRequest forward_;
+  };
+  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override {
+    return std::make_unique<Rounds>(request.root_token);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("respec hands the caller its fallback's rounds, and a retrieved draft as rounds with no forward", "[respec]") {
+  const std::vector<int32_t> prompt{1, 2, 3, 9, 1, 2};
+  OneRoundDrafter fallback;
+  RespecDrafter drafter(RespecOptions{}, &fallback);
+  start(drafter, prompt, {4.0f, 4.0f, 4.0f});  // high entropy: the fallback drafts
+  std::unique_ptr<DraftRounds> rounds = drafter.propose_in_rounds(DraftRequest{prompt, 3, 100, 100});
+  REQUIRE(rounds);
+  CHECK(drafter.last_trigger() == "entropy");
+  REQUIRE(rounds->next() != nullptr);
+  rounds->feed(ForwardResult{});
+  CHECK(rounds->next() == nullptr);
+  DraftTree tree = rounds->tree();
+  REQUIRE(tree.size() == 2);
+  CHECK(tree.tokens[1] == kFallbackToken);
+
+  RespecDrafter retrieving(RespecOptions{}, &fallback);
+  start(retrieving, prompt, {0.25f, 0.25f, 0.25f});
+  RespecDrafter alone(RespecOptions{}, &fallback);
+  start(alone, prompt, {0.25f, 0.25f, 0.25f});
+  rounds = retrieving.propose_in_rounds(DraftRequest{prompt, 3, 100, 100});
+  CHECK(retrieving.last_trigger() == "retrieve");
+  REQUIRE(rounds);
+  CHECK(rounds->next() == nullptr);
+  tree = rounds->tree();
+  const DraftTree expected = alone.propose(DraftRequest{prompt, 3, 100, 100});
+  CHECK(tree.tokens == expected.tokens);
+  CHECK(tree.parents == expected.parents);
+}

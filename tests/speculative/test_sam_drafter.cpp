@@ -83,9 +83,12 @@ BruteDraft brute_sam(const Tokens& committed, int32_t root, int n_predicts) {
 }
 
 void simulate(const Tokens& text, int prompt, const SamOptions& options, std::mt19937& rng, bool with_fallback) {
-  RecordingDrafter fallback;
+  RecordingDrafter fallback, twin_fallback;
   SamDrafter drafter(options, with_fallback ? &fallback : nullptr);
+  // The same requests proposed in rounds: a fallback that drafts at once gives ready rounds.
+  SamDrafter twin(options, with_fallback ? &twin_fallback : nullptr);
   drafter.begin(Tokens(text.begin(), text.begin() + prompt), 0);
+  twin.begin(Tokens(text.begin(), text.begin() + prompt), 0);
   Tokens committed(text.begin(), text.begin() + prompt);
   size_t pos = prompt;
   int steps = 0, sam_steps = 0;
@@ -97,6 +100,13 @@ void simulate(const Tokens& text, int prompt, const SamOptions& options, std::mt
     const int proposals_before = fallback.proposals;
     const DraftTree tree = drafter.propose(DraftRequest{committed, root, max_nodes, max_depth});
     tree.check();
+    std::unique_ptr<DraftRounds> rounds = twin.propose_in_rounds(DraftRequest{committed, root, max_nodes, max_depth});
+    REQUIRE(rounds);
+    REQUIRE(rounds->next() == nullptr);
+    const DraftTree twin_tree = rounds->tree();
+    REQUIRE(twin_tree.tokens == tree.tokens);
+    REQUIRE(twin_tree.parents == tree.parents);
+    REQUIRE(twin.proposal_class() == drafter.proposal_class());
 
     const BruteDraft expected = brute_sam(committed, root, std::min(options.n_predicts, budget + 1));
     INFO("committed " << committed.size() << " root " << root << " match " << expected.match_length);
@@ -127,6 +137,7 @@ void simulate(const Tokens& text, int prompt, const SamOptions& options, std::mt
     committed.insert(committed.end(), now.begin(), now.end());
     const AcceptResult result;
     drafter.observe(StepFeedback{tree, result, now, TargetOutputs{}});
+    twin.observe(StepFeedback{tree, result, now, TargetOutputs{}});
     pos += accepted;
     ++steps;
   }
