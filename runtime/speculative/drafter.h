@@ -142,12 +142,27 @@ class Drafter {
   virtual int64_t last_catch_up() const { return 0; }
 };
 
-// A retrieval drafter's fallback proposal (the draft model's) for `request`: when `rounds` is given
-// and the fallback drafts in rounds, they go there (the caller batches them) and the root alone is
-// returned; otherwise the fallback's tree.
-inline DraftTree propose_fallback(Drafter& fallback, const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
-  if (rounds && (*rounds = fallback.propose_in_rounds(request))) return DraftTree(request.root_token);
-  return fallback.propose(request);
-}
+// A retrieval drafter with a draft-model fallback (SAM, ReSpec). draft() makes the proposal; when
+// it falls back and `rounds` is given, it puts the fallback's rounds there (propose_fallback) so
+// that a server batches their forwards with other requests'. A retrieved draft needs no forward.
+class FallbackDrafter : public Drafter {
+ public:
+  DraftTree propose(const DraftRequest& request) final { return draft(request, nullptr); }
+  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) final {
+    std::unique_ptr<DraftRounds> rounds;
+    DraftTree tree = draft(request, &rounds);
+    if (rounds) return rounds;
+    return std::make_unique<ReadyRounds>(std::move(tree));
+  }
+
+ protected:
+  virtual DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) = 0;
+  // The fallback's proposal: into `rounds` when given and the fallback drafts in rounds (then the
+  // root alone is returned), else its tree.
+  static DraftTree propose_fallback(Drafter& fallback, const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
+    if (rounds && (*rounds = fallback.propose_in_rounds(request))) return DraftTree(request.root_token);
+    return fallback.propose(request);
+  }
+};
 
 }  // namespace specd

@@ -67,15 +67,6 @@ std::vector<double> RespecDrafter::recent_entropies() const {
   return recent;
 }
 
-DraftTree RespecDrafter::propose(const DraftRequest& request) { return draft(request, nullptr); }
-
-std::unique_ptr<DraftRounds> RespecDrafter::propose_in_rounds(const DraftRequest& request) {
-  std::unique_ptr<DraftRounds> rounds;
-  DraftTree tree = draft(request, &rounds);
-  if (rounds) return rounds;
-  return std::make_unique<ReadyRounds>(std::move(tree));
-}
-
 DraftTree RespecDrafter::draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
   sync(request.committed);
   selected_.clear();

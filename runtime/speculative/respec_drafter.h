@@ -16,7 +16,7 @@
 
 namespace specd {
 
-class RespecDrafter : public Drafter {
+class RespecDrafter : public FallbackDrafter {
  public:
   // `fallback` (not owned, may be null) sees every begin() and observe(), whoever drafted.
   explicit RespecDrafter(RespecOptions options, Drafter* fallback = nullptr);
@@ -24,10 +24,6 @@ class RespecDrafter : public Drafter {
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
   DrafterNeeds needs() const override;
   void observe_prefill(const TargetOutputs& prefill) override;
-  DraftTree propose(const DraftRequest& request) override;
-  // A match's draft at once (no forward), or the fallback's proposal in its rounds, so that a server
-  // batches the fallback's draft forwards with other requests'.
-  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   // 1 + k* for a retrieved draft, 0 for the fallback's.
   int32_t proposal_class() const override { return last_class_; }
@@ -46,8 +42,7 @@ class RespecDrafter : public Drafter {
   const std::vector<int32_t>& last_selected() const { return selected_; }
 
  private:
-  // propose(), with the fallback's rounds put in `rounds` when it is given (propose_fallback).
-  DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds);
+  DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) override;
   void append(int32_t token, double entropy);
   void sync(const std::vector<int32_t>& committed);
   std::vector<double> recent_entropies() const;

@@ -53,15 +53,6 @@ void SamDrafter::sync(const std::vector<int32_t>& committed) {
   commit(committed.data() + automaton_.text().size(), committed.data() + committed.size());
 }
 
-DraftTree SamDrafter::propose(const DraftRequest& request) { return draft(request, nullptr); }
-
-std::unique_ptr<DraftRounds> SamDrafter::propose_in_rounds(const DraftRequest& request) {
-  std::unique_ptr<DraftRounds> rounds;
-  DraftTree tree = draft(request, &rounds);
-  if (rounds) return rounds;
-  return std::make_unique<ReadyRounds>(std::move(tree));
-}
-
 DraftTree SamDrafter::draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) {
   sync(request.committed);
   const SuffixAutomaton::Match match = automaton_.lookup(request.root_token);

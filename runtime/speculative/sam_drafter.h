@@ -33,7 +33,7 @@ struct SamOptions {
 // Throws InputError naming the option when a value is out of range.
 void validate(const SamOptions& options);
 
-class SamDrafter : public Drafter {
+class SamDrafter : public FallbackDrafter {
  public:
   // `fallback` (not owned, may be null: then a short match yields the root alone) drafts when the
   // match is short. It sees every begin() and observe(), whoever drafted, so its own state (a
@@ -42,10 +42,6 @@ class SamDrafter : public Drafter {
   explicit SamDrafter(SamOptions options = {}, Drafter* fallback = nullptr, const StaticSam* corpus = nullptr);
   std::string name() const override { return "sam"; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override;
-  DraftTree propose(const DraftRequest& request) override;
-  // A match's draft at once (no forward), or the fallback's proposal in its rounds, so that a server
-  // batches the fallback's draft forwards with other requests'.
-  std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   void observe(const StepFeedback& feedback) override;
   // 0 for the fallback's drafts, else the match length (root included) capped at 16, plus
   // kStaticClass for a draft from the static corpus.
@@ -63,8 +59,7 @@ class SamDrafter : public Drafter {
   bool last_used_fallback() const { return last_used_fallback_; }
 
  private:
-  // propose(), with the fallback's rounds put in `rounds` when it is given (propose_fallback).
-  DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds);
+  DraftTree draft(const DraftRequest& request, std::unique_ptr<DraftRounds>* rounds) override;
   // Brings the automaton to `committed` (observe() normally did it already; this checks the
   // length and last token, and rebuilds when they disagree).
   void sync(const std::vector<int32_t>& committed);
