@@ -387,7 +387,7 @@ TEST_CASE("report sweep: chosen, fastest, default and slowest match the choice r
   }
 }
 
-TEST_CASE("report sweep: a chosen base point stays in its sensitivity slices; its grid twin gives the noise", "[report][sweep]") {
+TEST_CASE("report sweep: a chosen base point stays in its sensitivity slices, its grid twin gives the noise", "[report][sweep]") {
   report::ReportInputs in;
   in.artifact = test::synthetic_artifact();
   SweepCalibration sweep = synthetic_sweep(true);
@@ -404,7 +404,7 @@ TEST_CASE("report sweep: a chosen base point stays in its sensitivity slices; it
   CHECK(mentions(s.blocks, "Run 0 and run 3 measured the same point (tokens=10 match=earliest): speedup 2.000x and 1.220x"));
 }
 
-TEST_CASE("report sweep: a stored choice that the runs do not give is flagged; no sweep says not calibrated", "[report][sweep]") {
+TEST_CASE("report sweep: a stored choice that the runs do not give is flagged, no sweep says not calibrated", "[report][sweep]") {
   report::ReportInputs in;
   in.artifact = test::synthetic_artifact();
   const auto lines = paragraphs(report::sweeps_section(in).blocks, Tone::NotCalibrated);

@@ -268,7 +268,7 @@ TEST_CASE("arc artifact: held_out other than 0 or 1 and columns of other lengths
   CHECK_THROWS_WITH(read_arc_whitening(open_artifact_arrays(path)), path + ": /arc/whitening is float64, expected float32");
 }
 
-TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 cannot hold arc", "[artifact][arc]") {
+TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read, version 1 cannot hold arc", "[artifact][arc]") {
   ScopedTempDir tmp("arc");
   const std::string dir = tmp.file("art");
   Artifact v1 = test::synthetic_artifact(9);
@@ -277,7 +277,9 @@ TEST_CASE("arc artifact: version-1 artifacts (before ARC) still read; version 1 
   // What specd wrote before version 2: no arc tables, version 1 everywhere.
   {
     sqlite::Database db(dir + "/calibration.sqlite", sqlite::Database::Mode::ReadWriteCreate);
-    db.exec("DROP TABLE arc_constants; DROP TABLE arc_audit; DROP TABLE sweep_categories; DROP TABLE sweep_runs; PRAGMA user_version = 1; VACUUM;");
+    db.exec(
+        "DROP TABLE arc_constants; DROP TABLE arc_audit; DROP TABLE arc_gate; DROP TABLE sweep_categories; DROP TABLE sweep_runs; "
+        "PRAGMA user_version = 1; VACUUM;");
   }
   {
     // The arrays as version 1 wrote them: the same datasets, the root attribute 1.

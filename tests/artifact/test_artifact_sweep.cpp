@@ -109,7 +109,7 @@ Artifact with_sweep(const SweepCalibration& sweep) {
 
 }  // namespace
 
-TEST_CASE("sweep choice: lossless takes the fastest run; ties go to the lower index", "[artifact][sweep]") {
+TEST_CASE("sweep choice: lossless takes the fastest run, ties go to the lower index", "[artifact][sweep]") {
   SweepCalibration s = make_sweep(/*lossless=*/true);
   SweepChoice c = choose_sweep_run(s);
   REQUIRE(c.run);
@@ -238,7 +238,7 @@ TEST_CASE("sweep artifact: runs, grid and choice round-trip, and the choice reco
   }
 }
 
-TEST_CASE("sweep artifact: a version-2 artifact (before sweeps) still reads; version 2 cannot hold a sweep", "[artifact][sweep]") {
+TEST_CASE("sweep artifact: a version-2 artifact (before sweeps) still reads, version 2 cannot hold a sweep", "[artifact][sweep]") {
   test::ScopedTempDir tmp("sweep");
   const std::string dir = tmp.file("art");
   Artifact v2;
@@ -248,7 +248,7 @@ TEST_CASE("sweep artifact: a version-2 artifact (before sweeps) still reads; ver
   v2.target = test::fake_fingerprint("target");
   v2.thresholds = {{"csd", "lambda", 6, "paper default"}};
   write_artifact(dir, v2);
-  as_version(dir, 2, "DROP TABLE sweep_categories; DROP TABLE sweep_runs;");
+  as_version(dir, 2, "DROP TABLE arc_gate; DROP TABLE sweep_categories; DROP TABLE sweep_runs;");
   Artifact expected = v2;
   expected.schema_version = 2;
   CHECK(read_artifact(dir) == expected);

@@ -251,7 +251,7 @@ TEST_CASE("calibrate sweep: a bad --grid or --policy is refused in one line, lea
   CHECK(!std::filesystem::exists(out));
 }
 
-TEST_CASE("calibrate sweep: generate --artifact deploys the chosen point; a typed flag wins", "[calibrate][sweep]") {
+TEST_CASE("calibrate sweep: generate --artifact deploys the chosen point, a typed flag wins", "[calibrate][sweep]") {
   const Artifact& a = first_sweep();
   const SweepCalibration& s = a.sweeps[0];
   REQUIRE(s.chosen);

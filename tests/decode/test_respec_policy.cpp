@@ -121,7 +121,7 @@ TEST_CASE("respec relaxes retrieved tokens on a repetitive prompt and reports th
   CHECK(relaxed > 0);
 }
 
-TEST_CASE("respec with relaxed verification at T>0 is refused; respec-lossless and phi = 0 run", "[spec][respec]") {
+TEST_CASE("respec with relaxed verification at T>0 is refused, respec-lossless and phi = 0 run", "[spec][respec]") {
   auto cfg = test::tiny_config("llama");
   auto target = test::load_model(test::write_model("respec-refuse-target", cfg));
   SamplingParams sampling;

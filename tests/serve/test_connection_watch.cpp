@@ -70,7 +70,7 @@ TEST_CASE("the accepted socket is found by its two ends, and only by both", "[se
   CHECK(find_connection_socket(wrong) == -1);
 }
 
-TEST_CASE("a connected client is not gone; closed, it is", "[serve]") {
+TEST_CASE("a connected client is not gone, closed, it is", "[serve]") {
   Connection c;
   ConnectionWatch watch(c.ends());
   CHECK_FALSE(watch.peer_gone());

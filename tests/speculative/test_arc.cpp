@@ -121,7 +121,7 @@ TEST_CASE("arc pruner: unscored and sampled nodes are never pruned, and keep the
   CHECK(kept_nodes(arc_keep_set(sampled, 0.0, {0.05, 1.0})) == Nodes{0, 1, 2});
 }
 
-TEST_CASE("arc pruner: random trees stay prefix-closed, keep the root and every depth; epsilon 0 keeps all", "[arc][pruner]") {
+TEST_CASE("arc pruner: random trees stay prefix-closed, keep the root and every depth, epsilon 0 keeps all", "[arc][pruner]") {
   std::mt19937_64 rng(2024);
   int64_t dropped = 0;
   for (int trial = 0; trial < 500; ++trial) {
@@ -349,7 +349,7 @@ TEST_CASE("arc acceptor: with theta above 1 it is SamplingAcceptor, result and r
 // ---------------------------------------------------------------------------------------------
 // Constants from the artifact
 
-TEST_CASE("arc constants: taken from bucket all; other sampling settings are refused in one line", "[arc]") {
+TEST_CASE("arc constants: taken from bucket all, other sampling settings are refused in one line", "[arc]") {
   Artifact artifact;
   ArcCalibration arc;
   arc.provenance.temperature = 1.0;

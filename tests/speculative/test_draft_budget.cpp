@@ -69,7 +69,7 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
   CHECK(budget.acceptance().first == Approx(0.6));
 }
 
-TEST_CASE("each proposal class has its own acceptance; the drafter's limit is the best class's") {
+TEST_CASE("each proposal class has its own acceptance, the drafter's limit is the best class's") {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.6;
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.4}, {4, 2.2}, {8, 4.0}}), options);
@@ -82,7 +82,7 @@ TEST_CASE("each proposal class has its own acceptance; the drafter's limit is th
   CHECK(budget.acceptance(2).first == Approx(0.6));  // unseen: the prior
 }
 
-TEST_CASE("verify costs are learned from the steps; unseen sizes follow the observed one-token cost") {
+TEST_CASE("verify costs are learned from the steps, unseen sizes follow the observed one-token cost") {
   DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {4, 1.6}, {8, 2.4}}));
   CHECK(budget.cost_ms(4) == Approx(1.6));
   budget.observe_cost(1, 2.0);  // the machine (or the context) is twice as slow as measured

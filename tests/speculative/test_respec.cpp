@@ -181,7 +181,7 @@ TEST_CASE("respec drafter: all match positions drafted as a trie, then the EMA l
   CHECK(drafter.scores().score(9) == Approx(0.35).epsilon(1e-15));
 }
 
-TEST_CASE("respec drafter decisions: entropy, no-key, low-score fall back; no-trigger retrieves anyway", "[respec]") {
+TEST_CASE("respec drafter decisions: entropy, no-key, low-score fall back, no-trigger retrieves anyway", "[respec]") {
   const std::vector<int32_t> prompt{1, 2, 3, 9, 1, 2};
   SECTION("high entropy: the fallback drafts") {
     OneNodeDrafter fallback;
@@ -363,7 +363,7 @@ TEST_CASE("respec acceptor with tau = 0 equals greedy verification on random ret
   }
 }
 
-TEST_CASE("respec acceptor relaxes retrieved nodes only; model trees are verified losslessly", "[respec]") {
+TEST_CASE("respec acceptor relaxes retrieved nodes only, model trees are verified losslessly", "[respec]") {
   constexpr int64_t vocab = 8;
   RespecOptions options;
   options.tau = 1.5;

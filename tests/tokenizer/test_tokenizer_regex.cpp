@@ -14,14 +14,14 @@ std::vector<ByteRange> matches(const std::string& oniguruma_pattern, const std::
 
 }  // namespace
 
-TEST_CASE("\\s means Unicode White_Space, which U+180E is not", "[tokenizer]") {
+TEST_CASE("regex class s (space) means Unicode White_Space, which U+180E is not", "[tokenizer]") {
   CHECK(matches(R"(\s+)", "a\xE1\xA0\x8E" "b").empty());                  // U+180E
   CHECK(matches(R"(\s+)", "a\xC2\xA0\xE3\x80\x80" "b") == std::vector<ByteRange>{{1, 6}});
   CHECK(matches(R"([^\s\p{L}]+)", "\xE1\xA0\x8E'x") == std::vector<ByteRange>{{0, 4}});
   CHECK(matches(R"(\S+)", "\xE1\xA0\x8E x") == std::vector<ByteRange>{{0, 3}, {4, 5}});
 }
 
-TEST_CASE("\\w takes combining marks, \\h is a hex digit", "[tokenizer]") {
+TEST_CASE("regex class w (word) takes combining marks, class h is a hex digit", "[tokenizer]") {
   CHECK(matches(R"(\w+)", "e\xCC\x81t\xC3\xA9 x") == std::vector<ByteRange>{{0, 6}, {7, 8}});
   CHECK(matches(R"(\h+)", "0x1fZ") == std::vector<ByteRange>{{0, 1}, {2, 4}});
   CHECK(matches(R"([\h_]+)", "ab_q") == std::vector<ByteRange>{{0, 3}});

@@ -150,7 +150,7 @@ TEST_CASE("traces: a run reads back as written", "[traces]") {
   CHECK(same(steps[2].record, step(8, 3, "R,R,M", std::nullopt)));
 }
 
-TEST_CASE("traces: runs append to an existing file; a model-free method has no draft model", "[traces]") {
+TEST_CASE("traces: runs append to an existing file, a model-free method has no draft model", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t first = write_sample(path, "sd");
@@ -178,7 +178,7 @@ TEST_CASE("traces: another schema version is refused naming the file and both ve
   CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 4");
 }
 
-TEST_CASE("traces: version-1 to version-3 files still read, their new columns as 0 and empty; they are not appended to", "[traces]") {
+TEST_CASE("traces: version-1 to version-3 files still read, their new columns as 0 and empty, they are not appended to", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
@@ -279,7 +279,7 @@ TEST_CASE("traces: a failure never leaves a half-written request, nor half of an
   CHECK(reader.requests(runs[1].id).size() == 1);
 }
 
-TEST_CASE("traces: nothing is written before a request finishes; reading leaves no side files", "[traces]") {
+TEST_CASE("traces: nothing is written before a request finishes, reading leaves no side files", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   {
@@ -293,7 +293,7 @@ TEST_CASE("traces: nothing is written before a request finishes; reading leaves 
   for (const char* side : {"-wal", "-shm", "-journal"}) CHECK_FALSE(std::filesystem::exists(path + side));
 }
 
-TEST_CASE("traces: an unfinished run is taken up again; finished or unknown runs are refused", "[traces]") {
+TEST_CASE("traces: an unfinished run is taken up again, finished or unknown runs are refused", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   int64_t id = 0;
