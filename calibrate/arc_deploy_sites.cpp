@@ -103,43 +103,27 @@ ArcDeployAudit audit_arc_deploy(const ArcDeployRuns& runs, const LlamaModel& tar
     else substituted.push_back(x);
   }
   for (ArcSample& x : substituted) x.deploy_site = x.relaxed = false;  // audit_arc's split: not held out
-  result.rows = audit_arc(substituted, arc.constants, categories, /*held_out=*/false);
-  if (has_deploy_sites(arc)) result.gate = arc_gate_options_of(arc, "artifact");
-
-  // Per request: relaxed tokens, covered ones, misses; grouped as the rows are.
-  struct Tally {
-    int64_t tokens = 0, covered = 0, misses = 0;
-  };
-  std::map<std::pair<std::string, std::string>, std::map<int32_t, Tally>> groups;
-  for (const ArcSample& x : substituted) {
-    const ArcConstants& k = constants_for(arc.constants, x.depth, x.root_entropy);
-    const bool covered = x.js <= arc_bound(k, x.u_emb_raw, x.u_logit_raw);
-    const bool miss = result.gate && x.js > result.gate->js_tolerance;
-    for (const auto& key : {std::make_pair(std::string("all"), std::string("all")), std::make_pair(std::string("category"), categories[x.prompt]),
-                            std::make_pair(std::string("depth"), std::to_string(x.depth))}) {
-      Tally& t = groups[key][x.prompt];
-      ++t.tokens;
-      t.covered += covered;
-      t.misses += miss;
-    }
+  // Each request is a cluster: its relaxed tokens share one text.
+  for (const ArcGroupTally& t : tally_arc_groups(substituted, categories, /*held_out=*/false,
+                                                 [&](const ArcSample& x) { return arc_covered(x, arc.constants); })) {
+    result.rows.push_back(arc_audit_row(t));
+    result.clustered.push_back(cluster_interval(t.clusters()));
   }
-  auto clusters = [&](const std::pair<std::string, std::string>& key, bool misses) {
-    std::vector<std::pair<int64_t, int64_t>> out;
-    for (const auto& [request, t] : groups[key]) out.emplace_back(misses ? t.misses : t.covered, t.tokens);
-    return out;
-  };
-  for (const ArcAuditRow& r : result.rows) result.clustered.push_back(cluster_interval(clusters({r.group_kind, r.group}, false)));
-  if (result.gate)
-    for (const ArcAuditRow& r : result.rows) {
-      if (r.group_kind == "depth") continue;
-      ArcMissRow m;
-      m.group_kind = r.group_kind, m.group = r.group;
-      for (const auto& [request, t] : groups[{r.group_kind, r.group}]) ++m.requests, m.tokens += t.tokens, m.misses += t.misses;
-      m.rate = m.tokens ? static_cast<double>(m.misses) / static_cast<double>(m.tokens) : 0.0;
-      m.wilson = wilson_interval(m.misses, m.tokens);
-      m.clustered = cluster_interval(clusters({r.group_kind, r.group}, true));
-      result.misses.push_back(m);
-    }
+  if (!has_deploy_sites(arc)) return result;
+  result.gate = arc_gate_options_of(arc, "artifact");
+  const double tolerance = result.gate->js_tolerance;
+  for (const ArcGroupTally& t : tally_arc_groups(substituted, categories, /*held_out=*/false,
+                                                 [&](const ArcSample& x) { return x.js > tolerance; })) {
+    if (t.group_kind == "depth") continue;
+    ArcMissRow m;
+    m.group_kind = t.group_kind, m.group = t.group;
+    m.requests = static_cast<int64_t>(t.per_prompt.size());
+    m.tokens = t.samples, m.misses = t.hits;
+    m.rate = m.tokens ? static_cast<double>(m.misses) / static_cast<double>(m.tokens) : 0.0;
+    m.wilson = wilson_interval(m.misses, m.tokens);
+    m.clustered = cluster_interval(t.clusters());
+    result.misses.push_back(m);
+  }
   return result;
 }
 

@@ -147,29 +147,51 @@ double arc_bound(const ArcConstants& c, double u_emb_raw, double u_logit_raw) {
   return std::min(scaled(c.c_s, u_emb_raw), scaled(c.alpha_kappa, u_logit_raw));
 }
 
-std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const std::vector<ArcConstants>& constants,
-                                   const std::map<int32_t, std::string>& category_of_prompt, bool held_out) {
-  struct Count {
-    int64_t samples = 0, covered = 0;
-    void add(bool hit) { ++samples, covered += hit; }
+bool arc_covered(const ArcSample& sample, const std::vector<ArcConstants>& constants) {
+  return sample.js <= arc_bound(constants_for(constants, sample.depth, sample.root_entropy), sample.u_emb_raw, sample.u_logit_raw);
+}
+
+std::vector<std::pair<int64_t, int64_t>> ArcGroupTally::clusters() const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& [prompt, counts] : per_prompt) out.push_back(counts);
+  return out;
+}
+
+std::vector<ArcGroupTally> tally_arc_groups(const std::vector<ArcSample>& samples, const std::map<int32_t, std::string>& category_of_prompt,
+                                            bool held_out, const std::function<bool(const ArcSample&)>& hit) {
+  ArcGroupTally all{"all", "all"};
+  std::map<std::string, ArcGroupTally> by_category;
+  std::map<int32_t, ArcGroupTally> by_depth;
+  const auto add = [](ArcGroupTally& t, int32_t prompt, bool h) {
+    ++t.samples, t.hits += h;
+    auto& [hits, count] = t.per_prompt[prompt];
+    ++count, hits += h;
   };
-  Count all;
-  std::map<std::string, Count> by_category;
-  std::map<int32_t, Count> by_depth;
   for (const ArcSample& s : samples) {
     if (s.held_out != held_out) continue;
     const auto category = category_of_prompt.find(s.prompt);
     if (category == category_of_prompt.end())
       throw std::invalid_argument("ARC audit: prompt " + std::to_string(s.prompt) + " has no category");
-    const bool hit = s.js <= arc_bound(constants_for(constants, s.depth, s.root_entropy), s.u_emb_raw, s.u_logit_raw);
-    all.add(hit);
-    by_category[category->second].add(hit);
-    by_depth[s.depth].add(hit);
+    const bool h = hit(s);
+    add(all, s.prompt, h);
+    ArcGroupTally& c = by_category.try_emplace(category->second, ArcGroupTally{"category", category->second}).first->second;
+    add(c, s.prompt, h);
+    ArcGroupTally& d = by_depth.try_emplace(s.depth, ArcGroupTally{"depth", std::to_string(s.depth)}).first->second;
+    add(d, s.prompt, h);
   }
-  std::vector<ArcAuditRow> rows{audit_row("all", "all", all.samples, all.covered)};
-  for (const auto& [name, count] : by_category) rows.push_back(audit_row("category", name, count.samples, count.covered));
-  for (const auto& [depth, count] : by_depth)
-    rows.push_back(audit_row("depth", std::to_string(depth), count.samples, count.covered));
+  std::vector<ArcGroupTally> groups{all};
+  for (auto& [name, t] : by_category) groups.push_back(std::move(t));
+  for (auto& [depth, t] : by_depth) groups.push_back(std::move(t));
+  return groups;
+}
+
+ArcAuditRow arc_audit_row(const ArcGroupTally& tally) { return audit_row(tally.group_kind, tally.group, tally.samples, tally.hits); }
+
+std::vector<ArcAuditRow> audit_arc(const std::vector<ArcSample>& samples, const std::vector<ArcConstants>& constants,
+                                   const std::map<int32_t, std::string>& category_of_prompt, bool held_out) {
+  std::vector<ArcAuditRow> rows;
+  for (const ArcGroupTally& t : tally_arc_groups(samples, category_of_prompt, held_out, [&](const ArcSample& s) { return arc_covered(s, constants); }))
+    rows.push_back(arc_audit_row(t));
   return rows;
 }
 

@@ -2,6 +2,7 @@
 // ARC-Decode's calibrated constants (the ARC-Decode paper Algorithm 1, lines 11-14) and their coverage
 // audit (Table 5), from the calibration samples alone: no model, no libtorch.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,6 +45,24 @@ inline bool is_fallback(const ArcConstants& c) { return c.rank > c.samples; }
 // U_min = min(c_s * u_emb_raw, alpha_kappa * u_logit_raw); a zero raw bound contributes 0 even
 // against an infinite constant.
 double arc_bound(const ArcConstants& c, double u_emb_raw, double u_logit_raw);
+
+// Whether js <= U_min for a sample, under constants_for its depth and entropy.
+bool arc_covered(const ArcSample& sample, const std::vector<ArcConstants>& constants);
+
+// The samples whose held_out equals `held_out`, grouped as audit_arc's rows ("all", each category
+// by name, each depth ascending), each group counted per prompt with how many meet `hit`: the
+// clusters of a prompt-clustered interval (samples of one text are not independent).
+// std::invalid_argument for a counted prompt without a category.
+struct ArcGroupTally {
+  std::string group_kind, group;
+  int64_t samples = 0, hits = 0;
+  std::map<int32_t, std::pair<int64_t, int64_t>> per_prompt;  // prompt -> (hits, samples)
+  std::vector<std::pair<int64_t, int64_t>> clusters() const;  // (hits, samples) per prompt
+};
+std::vector<ArcGroupTally> tally_arc_groups(const std::vector<ArcSample>& samples, const std::map<int32_t, std::string>& category_of_prompt,
+                                            bool held_out, const std::function<bool(const ArcSample&)>& hit);
+// A group's coverage row: hits are covered samples, with Wilson and Clopper-Pearson 95% intervals.
+ArcAuditRow arc_audit_row(const ArcGroupTally& tally);
 
 // Coverage of js <= U_min (each sample under constants_for its depth and entropy) over the samples
 // whose held_out equals `held_out` (false: the calibration split, or deploy samples stored so):
