@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Measures the ARC-Decode figures quoted in docs/benchmarks.md and keeps the raw outputs in reports/bench/:
-#   1. calibrate arc on the demo pair (all 181 calibration prompts, 4 audit prompts per workload
-#      category, T = 1), then audit arc (constants and held-out coverage recomputed), and the same
-#      calibration under the split rule;
+#   1. calibrate arc on the large demo pair on the paper's candidate samples (--sites candidates: all
+#      181 calibration prompts, 4 audit prompts per workload category, T = 1), then audit arc
+#      (constants and held-out coverage recomputed), and the same calibration under the split rule
+#      (the default, on-policy calibration at the deploy sites is scripts/workflow.sh's);
 #   2. arc and its ablations against sd-tree and AR at T = 1 with the papers' fixed tree (16 nodes,
 #      depth 5), with deploy traces and the run-time coverage audit; the same with the auto budget;
 #   3. the same methods at T = 0 (fixed tree): the lossless pruning ablation with the T = 1 artifact,
@@ -13,20 +14,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=build/cli/specd
 out=reports/bench
-artifact=${ARTIFACT:-artifacts/demo-pair-arc}
+artifact=${ARTIFACT:-artifacts/demo-large-arc}
 prompts=${MAX_PROMPTS:-10}
 repeats=${METHOD_REPEATS:-3}
-t=data/models/demo-target
-d=data/models/demo-draft
+t=data/models/demo-large-target
+d=data/models/demo-large-draft
 mkdir -p "$out"
 
 rm -rf "$artifact" "$artifact".*-journal.sqlite
 echo "== specd calibrate arc ==" >&2
-"$specd" calibrate arc --target $t --draft $d --temperature 1 --out "$artifact" | tee "$out/calibrate-arc.txt"
+"$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --out "$artifact" | tee "$out/calibrate-arc.txt"
 "$specd" audit arc --artifact "$artifact" | tee "$out/audit-arc.txt"
 # The same samples under the split rule (ratios at delta / 2): the coverage JS <= U_min is meant to have.
 rm -rf "$artifact-split" "$artifact-split".*-journal.sqlite
-"$specd" calibrate arc --target $t --draft $d --temperature 1 --rule split --out "$artifact-split" | tee "$out/calibrate-arc-split.txt"
+"$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --rule split --out "$artifact-split" | tee "$out/calibrate-arc-split.txt"
 
 methods=sd-tree,arc,arc-prune-only,arc-lts-only
 for run in t1-fixed t1-auto t0-fixed; do
@@ -47,7 +48,7 @@ done
 # Greedy: constants calibrated at T = 0 (the point mass makes U_logit_raw one constant, so the
 # embedding side decides), then every ARC method at T = 0.
 rm -rf "$artifact-t0" "$artifact-t0".*-journal.sqlite
-"$specd" calibrate arc --target $t --draft $d --temperature 0 --out "$artifact-t0" | tee "$out/calibrate-arc-t0.txt"
+"$specd" calibrate arc --target $t --draft $d --temperature 0 --sites candidates --out "$artifact-t0" | tee "$out/calibrate-arc-t0.txt"
 rm -f "$out/arc-t0-fixed-lossy.sqlite"
 "$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
   --repeats "$repeats" --json "$out/arc-t0-fixed-lossy.json" --traces "$out/arc-t0-fixed-lossy.sqlite" | tee "$out/arc-t0-fixed-lossy.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the ReSpec / AdaPLD / sweep figures quoted in docs/benchmarks.md and keeps the raw outputs in
 # reports/bench/:
-#   1. the pair's artifact with SAM's static corpus, then one threshold sweep per policy over the
+#   1. the large demo pair's artifact with SAM's static corpus, then one threshold sweep per policy over the
 #      calibration prompts (pld, sam, respec, adapld), each choosing the point the artifact deploys;
 #   2. every retrieval policy and its ablations against AR on the workloads with that artifact
 #      (greedy, cost-aware budget), then the same with the papers' fixed draft sizes (MAT without
@@ -11,12 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 specd=build/cli/specd
 out=reports/bench
-artifact=${ARTIFACT:-artifacts/demo-pair-sweep}
+artifact=${ARTIFACT:-artifacts/demo-large-sweep}
 sweep_prompts=${SWEEP_PROMPTS:-30}
 prompts=${MAX_PROMPTS:-10}
 repeats=${METHOD_REPEATS:-3}
-t=data/models/demo-target
-d=data/models/demo-draft
+t=data/models/demo-large-target
+d=data/models/demo-large-draft
 mkdir -p "$out"
 
 rm -rf "$artifact" "$artifact".*-journal.sqlite
