@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # specd serve under load (docs/serving.md): one server of the large demo pair with its artifact,
 # and scripts/serve_load.js at 1, 2, 4 and 8 concurrent clients for AR, sd (the lossless method
-# with a draft model) and CSD (calibrated, lossy), each method asked for per request. Greedy, 64
+# with a draft model), sam (the fastest lossless method on this pair: its corpus, and the draft
+# model's tree when retrieval finds nothing) and CSD (calibrated, lossy), each method asked for per
+# request. Greedy, 64
 # new tokens, the qa workload's prompts, ROUNDS rounds in which the methods take turns (a busy
 # spell of the shared machine hits them alike); the summary gives each figure's median over the
 # rounds and its ratio to AR's. Run on a quiet machine.
@@ -29,7 +31,7 @@ done
 url=http://127.0.0.1:$port
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2
-  for method in ar sd csd; do
+  for method in ar sd sam csd; do
     lossy=(); [ "$method" = csd ] && lossy=(--allow-lossy)
     node scripts/serve_load.js --url "$url" --prompts data/workloads/qa.jsonl --clients "$clients" --requests "$requests" \
       --max-tokens 64 --method "$method" "${lossy[@]}" | grep '^{' >> "$raw"
@@ -47,7 +49,7 @@ done
     const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
     console.log("| method | clients | tokens/s | vs AR | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (const label of ["ar", "sd", "csd"])
+    for (const label of ["ar", "sd", "sam", "csd"])
       for (const c of [...new Set(rows.map((r) => r.clients))]) {
         const tps = med(label, c, "tokens_per_s");
         const steps = groups.get(label + "|" + c).map((r) => r.tokens_per_step).filter((x) => x !== null);
