@@ -89,16 +89,20 @@ class CompletionHandler {
   // cancels its request, which frees its slot (or its place in the queue) at the next step.
   void whole(const httplib::Request& req, httplib::Response& res, const std::shared_ptr<Job>& job,
              const ResponseHeader& header) const {
+    constexpr auto kLook = std::chrono::milliseconds(200);
     ConnectionWatch client({req.local_addr, req.local_port, req.remote_addr, req.remote_port});
     std::string text;
     Job::Progress p;
+    auto next_look = Job::Clock::now() + kLook;
     while (!p.done) {
-      p = job->take(std::chrono::milliseconds(200));
+      p = job->take(kLook);  // returns as text arrives, each step: look at the socket only every kLook
       text += p.text;
-      if (!p.done && client.peer_gone()) {
+      if (p.done || Job::Clock::now() < next_look) continue;
+      if (client.peer_gone()) {
         job->cancel();
         return;  // nobody to answer
       }
+      next_look = Job::Clock::now() + kLook;
     }
     if (p.error_status) {
       reply_error(res, RequestError(p.error_status, "", p.error, status_type(p.error_status)));

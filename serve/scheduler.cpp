@@ -66,7 +66,7 @@ std::shared_ptr<Job> Scheduler::submit(RequestPlan plan) {
                                       std::to_string(queue_.size()) + " waiting (specd serve --parallel, --queue)",
                          "rate_limit_error");
     queue_.push_back(job);
-    metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
+    publish_load();
   }
   wake_.notify_all();
   return job;
@@ -99,7 +99,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
       job = queue_.front();
       queue_.pop_front();
       ++running_;
-      metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
+      publish_load();
     }
     auto slot = std::make_unique<Slot>();
     Slot* s = slot.get();
@@ -222,7 +222,7 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     --running_;
-    metrics_.set_load(running_, static_cast<int64_t>(queue_.size()));
+    publish_load();
   }
   idle_.notify_all();
 }

@@ -77,6 +77,8 @@ class Scheduler {
  private:
   struct Slot;
   void run();
+  // The running and waiting gauges from running_ and queue_; called under mutex_ at every change.
+  void publish_load() { metrics_.set_load(running_, static_cast<int64_t>(queue_.size())); }
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
   std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots);
   void run_draft_rounds(const std::vector<Slot*>& batch);
