@@ -25,6 +25,7 @@ case "${1:-}" in
 esac
 runs() { [ $part = all ] || [ $part = "$1" ]; }
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=build/cli/specd
 out=reports/bench
 scratch=${SCRATCH:-build/bench-models}
@@ -77,7 +78,6 @@ d=data/models/demo-large-draft
 artifact=${ARTIFACT:-artifacts/demo-large-pair}
 prompts=${MAX_PROMPTS:-10}
 method_repeats=${METHOD_REPEATS:-3}
-stamp() { echo "# scripts/bench_figures.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%F)"; }
 
 if runs methods; then
   ARTIFACT=$artifact scripts/large_pair_methods.sh
@@ -86,7 +86,7 @@ if runs methods; then
   name=methods-t0-fixed
   echo "== specd bench --methods sd,sd-tree,pld,sam (T=0, --draft-budget fixed) ==" >&2
   rm -f "$out/$name.sqlite"
-  { stamp
+  { machine_stamp
     "$specd" bench --model $t --draft $d --methods sd,sd-tree,pld,sam --draft-budget fixed --artifact "$artifact" --max-prompts "$prompts" \
       --repeats "$method_repeats" --json "$out/$name.json" --traces "$out/$name.sqlite"; } | tee "$out/$name.txt"
 fi
@@ -96,11 +96,11 @@ if runs csd; then
   echo "== specd calibrate sam-corpus ==" >&2
   "$specd" calibrate sam-corpus --target $t --draft $d --out "$artifact"
   echo "== specd calibrate csd ==" >&2
-  { stamp; "$specd" calibrate csd --target $t --draft $d --out "$artifact"; } | tee "$out/calibrate-csd.txt"
+  { machine_stamp; "$specd" calibrate csd --target $t --draft $d --out "$artifact"; } | tee "$out/calibrate-csd.txt"
 
   # CSD's calibration cost against the number of prompts (linear: a prompt's decoding does not
   # depend on the others).
-  { stamp
+  { machine_stamp
     for n in 45 90 181; do
       rm -rf "$artifact-scaling"
       echo "== specd calibrate csd --max-prompts $n ==" >&2
@@ -115,7 +115,7 @@ if runs csd; then
     for budget in fixed auto; do
       name=csd-t$temperature-$budget
       echo "== specd bench --methods sd,csd,csd-ocm-only,csd-scg-only (T=$temperature, --draft-budget $budget) ==" >&2
-      { stamp
+      { machine_stamp
         "$specd" bench --model $t --draft $d --methods sd,csd,csd-ocm-only,csd-scg-only --artifact "$artifact" --gamma 6 --draft-budget "$budget" \
           --temperature "$temperature" --max-prompts "${CSD_PROMPTS:-10}" --repeats "$method_repeats" --json "$out/$name.json"; } | tee "$out/$name.txt"
     done

@@ -7,6 +7,7 @@
 # Raw output: reports/bench/contention.txt (OUT to change). Run on an otherwise quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 binaries=("$@")
 [ ${#binaries[@]} -gt 0 ] || binaries=(build/cli/specd)
 out=${OUT:-reports/bench/contention.txt}
@@ -17,7 +18,7 @@ decode() {  # ms/token of autoregressive decode
     node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).decode_ms_per_token.toFixed(3)))'
 }
 {
-  echo "# scripts/contention_bench.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%F)"
+  machine_stamp
   echo "# decode ms/token (specd bench, median of 5); busy: one shell loop spinning beside it"
   for round in $(seq "$rounds"); do
     for model in "${models[@]}"; do

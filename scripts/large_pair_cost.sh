@@ -6,12 +6,13 @@
 # Raw output: reports/bench/large-pair-cost.txt. Needs a built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/large-pair-cost.txt}
 target=data/models/demo-large-target
 draft=data/models/demo-large-draft
 {
-  echo "# scripts/large_pair_cost.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+  machine_stamp
   for round in 1 2 3; do
     echo "== round $round: target $target"
     "$specd" bench --model "$target" --forward-sizes 1 2 4 8 16 --repeats 10 --threads 2 2>&1

@@ -8,6 +8,7 @@
 # `specd traces` / `specd report`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=${SPECD:-build/cli/specd}
 t=data/models/demo-large-target
 d=data/models/demo-large-draft
@@ -22,7 +23,7 @@ for temperature in 0 1; do
   name=large-methods-t$temperature
   echo "== specd bench --methods sd,sd-tree,pld,sam (T=$temperature) ==" >&2
   rm -f "$artifact.methods-t$temperature.sqlite"
-  { echo "# scripts/large_pair_methods.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%F)"
+  { machine_stamp
     "$specd" bench --model $t --draft $d --methods sd,sd-tree,pld,sam --artifact "$artifact" --temperature $temperature \
       --max-prompts "${MAX_PROMPTS:-10}" --repeats "${REPEATS:-3}" --json "$out/$name.json" \
       --traces "$artifact.methods-t$temperature.sqlite"; } | tee "$out/$name.txt"

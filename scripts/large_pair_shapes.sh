@@ -8,6 +8,7 @@
 # reports/bench/large-target-shapes.txt. Needs a built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=${SPECD:-build/cli/specd}
 scratch=${SCRATCH:-build/shape-models}
 out=${OUT:-reports/bench/large-target-shapes.txt}
@@ -21,7 +22,7 @@ shapes=(
   "16x640-bf16 16 640 20 10 1728 bf16"
 )
 {
-  echo "# scripts/large_pair_shapes.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+  machine_stamp
   for s in "${shapes[@]}"; do
     read -r name layers hidden heads kv ffn dtype <<< "$s"
     "$specd" init-model --out "$scratch/$name" --layers "$layers" --hidden "$hidden" --heads "$heads" --kv-heads "$kv" \

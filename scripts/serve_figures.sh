@@ -11,6 +11,7 @@
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/serve-load.txt}
 artifact=${ARTIFACT:-artifacts/demo-large-pair}
@@ -38,7 +39,7 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 {
-  echo "# scripts/serve_figures.sh, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+  machine_stamp
   grep "on http://" "$log"
   echo "# $rounds rounds, $requests requests per client per round, 64 new tokens, greedy; medians over the rounds"
   node -e '
