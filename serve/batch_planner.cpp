@@ -28,6 +28,14 @@ double LinearCost::at(double rows) const {
   return a + b * rows;
 }
 
+BatchLoad BatchPlanner::priced(BatchLoad load) const {
+  if (target_.ready()) {
+    load.fixed_ms = target_.at(0);
+    load.row_ms = target_.at(1) - target_.at(0);
+  }
+  return load;
+}
+
 int32_t BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) const {
   if (chains.empty() || !target_.ready() || !draft_.ready()) return -1;
   int32_t longest = 0;
@@ -35,7 +43,7 @@ int32_t BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixe
   int32_t best = 0;
   double best_rate = 0;
   for (int32_t k = 0; k <= longest; ++k) {
-    double tokens = fixed.tokens, draft_ms = 0;
+    double tokens = fixed.tokens, draft_ms = fixed.draft_ms;
     int32_t rows = fixed.rows;
     for (const Chain& c : chains) {
       const int32_t own = std::min(k, c.max_nodes);

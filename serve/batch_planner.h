@@ -36,16 +36,20 @@ class BatchPlanner {
     int32_t max_nodes = 0;
     int32_t catch_up_rows = 1;
   };
-  // The step's other rows (prefills, other methods' trees) and the tokens they are expected to
-  // commit: what the chains share the forward with.
+  // The step's other rows (prefills, other methods' trees), the tokens they are expected to
+  // commit and their drafting time: what the chains share the step with.
   struct Fixed {
     int32_t rows = 0;
     double tokens = 0;
+    double draft_ms = 0;
   };
 
   // The draft length for every chain this step (each capped by its own max_nodes), or -1 while
   // the fits have too little to go on (each request's own budget decides then).
   int32_t choose(const std::vector<Chain>& chains, const Fixed& fixed) const;
+  // `load` priced by the target's fitted line (BatchLoad::fixed_ms, row_ms) once the fit is ready,
+  // for the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
+  BatchLoad priced(BatchLoad load) const;
   void observe_target(int32_t rows, double ms) { target_.observe(rows, ms); }
   void observe_draft(int32_t rows, double ms) { draft_.observe(rows, ms); }
 

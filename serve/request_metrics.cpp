@@ -13,7 +13,7 @@ void SpeculativeMetrics::add_step(const DraftTree& tree, const AcceptResult& res
   accepted_tokens += accepted;
   rescued += result.count(NodeVerdict::Rescued);
   relaxed += result.count(NodeVerdict::Relaxed);
-  const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
+  const int32_t depth = tree.depth();
   if (static_cast<int32_t>(drafted_at.size()) < depth) {
     drafted_at.resize(depth, 0);
     accepted_at.resize(depth, 0);

@@ -15,6 +15,14 @@ namespace {
 
 double seconds_since(Job::Clock::time_point t) { return std::chrono::duration<double>(Job::Clock::now() - t).count(); }
 
+// a + sign * b, field by field (rows, tokens, drafting time; the cost line is a's).
+BatchLoad combine(BatchLoad a, const BatchLoad& b, int sign) {
+  a.rows += sign * b.rows;
+  a.tokens += sign * b.tokens;
+  a.draft_ms += sign * b.draft_ms;
+  return a;
+}
+
 }  // namespace
 
 Job::Progress Job::take(std::chrono::milliseconds timeout) {
@@ -40,6 +48,9 @@ struct Scheduler::Slot {
   bool failed = false;  // fail() recorded an error; finished before the next forward
   bool chain = false;   // a draft-model chain (sd, csd): the batch planner sets its draft length
   int64_t since_draft = 1;  // tokens emitted since its draft model last ran: its next catch-up
+  // What its next step is expected to put in the batch (rows, tokens, drafting time): its prompt
+  // before the prefill, then what its last step planned. The others' budgets weigh it.
+  BatchLoad share{1, 1.0, 0.0};
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
@@ -106,6 +117,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     s->job = job;
     s->queue_s = seconds_since(job->arrived);
     RequestPlan& plan = job->plan;
+    s->share.rows = static_cast<int32_t>(plan.prompt.size());
     s->metrics.method = plan.method;
     const MethodInfo* info = lookup_method(plan.method);
     s->chain = info && info->draft_chain;
@@ -228,33 +240,42 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
 }
 
 // Begins every running request's step. Prefills and methods other than a draft-model chain begin
-// first, each knowing the rows and expected tokens of the requests before it and that those after
-// it add at least one row and one token each (DraftBudget::BatchLoad); then the planner picks one
-// draft length for every chain, for the batch's throughput. Cancelled and failed requests end
-// here. Returns the requests whose steps began.
+// first, each weighing the rows, tokens and drafting time of the requests begun before it and the
+// expected shares of those not begun yet (their last steps'), priced by the planner's fitted cost
+// line (DraftBudget::BatchLoad): each request's draft is its best response to the rest of the
+// batch, not to an empty one. Then the planner picks one draft length for every chain, for the
+// batch's throughput. Cancelled and failed requests end here. Returns the requests whose steps
+// began.
 std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots) {
   std::vector<Slot*> batch, chains;
-  BatchLoad load;
+  BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
+  for (const auto& slot : slots) pending = combine(pending, slot->share, 1);
+  // Begins one slot's step against the others'; false if it failed (recorded).
+  auto begin = [&](Slot& slot) {
+    pending = combine(pending, slot.share, -1);
+    slot.session->set_batch_load(planner_.priced(combine(load, pending, 1)));
+    try {
+      slot.session->begin_draft();
+    } catch (const std::exception& e) {
+      fail(slot, e);
+      return false;
+    }
+    const BatchLoad own{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()};
+    load = combine(load, own, 1);
+    slot.share = slot.prefilled ? own : BatchLoad{1, 1.0, 0.0};  // after a prefill, one row
+    batch.push_back(&slot);
+    return true;
+  };
   for (size_t i = 0; i < slots.size();) {
     Slot& slot = *slots[i];
     std::string failed;
     if (slot.job->cancelled()) {
+      pending = combine(pending, slot.share, -1);
       failed = "cancelled";
     } else if (slot.chain && slot.prefilled) {
       chains.push_back(&slot);
-    } else {
-      const int32_t after = static_cast<int32_t>(slots.size() - i - 1);
-      slot.session->set_batch_load(BatchLoad{load.rows + after, load.tokens + after, load.draft_ms});
-      try {
-        slot.session->begin_draft();
-        batch.push_back(&slot);
-        load.rows += slot.session->planned_rows();
-        load.tokens += slot.session->expected_tokens();
-        load.draft_ms += slot.session->draft_ms();  // its last step's, as this one's is not drafted yet
-      } catch (const std::exception& e) {
-        fail(slot, e);
-        failed = "error";
-      }
+    } else if (!begin(slot)) {
+      failed = "error";
     }
     if (failed.empty()) {
       ++i;
@@ -267,18 +288,10 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
   for (Slot* slot : chains)
     plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
                                        static_cast<int32_t>(std::max<int64_t>(1, slot->since_draft))});
-  const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens});
+  const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms});
   for (Slot* slot : chains) {
-    const int32_t rest = static_cast<int32_t>(chains.size()) - 1;
     if (k >= 0) slot->session->plan_draft(k);
-    else slot->session->set_batch_load(BatchLoad{load.rows + rest, load.tokens + rest, load.draft_ms});
-    try {
-      slot->session->begin_draft();
-      batch.push_back(slot);
-      load.rows += slot->session->planned_rows();
-      load.tokens += slot->session->expected_tokens();
-    } catch (const std::exception& e) {
-      fail(*slot, e);
+    if (!begin(*slot)) {
       finish(*slot, "error");
       drop(slots, slot);
     }

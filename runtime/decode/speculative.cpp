@@ -138,8 +138,7 @@ void observe_step(DraftBudget& budget, const Drafter& drafter, int32_t proposal_
                   const AcceptResult& result, const StepTimes& t, int32_t forward_rows) {
   budget.observe_cost(forward_rows, t.verify);
   if (drafter.last_catch_up() <= drafted) budget.observe_draft_cost(proposal_class, tree.size() - 1, t.draft);
-  const int32_t depth = *std::max_element(tree.depths.begin(), tree.depths.end());
-  budget.observe(proposal_class, depth, static_cast<int32_t>(result.path.size()) - 1);
+  budget.observe(proposal_class, tree.depth(), static_cast<int32_t>(result.path.size()) - 1);
 }
 
 // The step's trace record from its tree, verdicts and times.
@@ -221,6 +220,7 @@ struct SpeculativeSession::Pending {
   StepTimes times;
   int32_t proposal_class = 0, drafted = 0;
   int64_t base = 0;
+  DraftShape shape;             // planned before the rounds ran
   double expected_tokens = 1;
 };
 
@@ -239,11 +239,13 @@ void SpeculativeSession::begin_draft() {
                                   budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base, planned_));
   planned_ = -1;
   const auto start = Clock::now();
-  if (options_.budget && !drafter_.limits_itself())
-    p.expected_tokens = options_.budget->expected_tokens(0, p.request->max_nodes, p.request->max_depth);
   p.rounds = drafter_.propose_in_rounds(*p.request);
   if (!p.rounds) p.tree = drafter_.propose(*p.request);
   p.times.draft += ms_between(start, Clock::now());
+  // The step's plan as far as it is known before any draft-model round: the tree a retrieval
+  // drafter made, or the most a model's rounds will draft.
+  p.shape = p.rounds ? p.rounds->shape() : DraftShape{p.tree.size() - 1, p.tree.depth()};
+  if (options_.budget) p.expected_tokens = options_.budget->expected_tokens(drafter_.proposal_class(), p.shape.nodes, p.shape.depth);
 }
 
 const ForwardRequest* SpeculativeSession::draft_round() {
@@ -293,8 +295,7 @@ const ForwardRequest* SpeculativeSession::prepare() {
   }
   p.times.draft += ms_between(start, Clock::now());
   if (options_.budget)
-    p.expected_tokens = options_.budget->expected_tokens(p.proposal_class, p.tree.size() - 1,
-                                                         *std::max_element(p.tree.depths.begin(), p.tree.depths.end()));
+    p.expected_tokens = options_.budget->expected_tokens(p.proposal_class, p.tree.size() - 1, p.tree.depth());
   p.forward = verify_request(p.tree, p.base, needs);
   return &p.forward;
 }
@@ -305,7 +306,7 @@ int32_t SpeculativeSession::planned_rows() const {
   if (!pending_) return 0;
   if (pending_->prepared) return static_cast<int32_t>(pending_->forward.tokens.size());
   if (pending_->prefill) return static_cast<int32_t>(prompt_.size());
-  return pending_->request->max_nodes + 1;
+  return pending_->shape.nodes + 1;
 }
 
 double SpeculativeSession::draft_ms() const { return last_draft_ms_; }

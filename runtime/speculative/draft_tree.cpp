@@ -47,6 +47,8 @@ DraftTree DraftTree::keep_only(const std::vector<char>& keep) const {
   return kept;
 }
 
+int32_t DraftTree::depth() const { return *std::max_element(depths.begin(), depths.end()); }
+
 std::vector<int32_t> DraftTree::children(int32_t node) const {
   std::vector<int32_t> result;
   for (int32_t i = node + 1; i < size(); ++i)

@@ -31,6 +31,7 @@ struct DraftTree {
 
   explicit DraftTree(int32_t root_token);
   int32_t size() const { return static_cast<int32_t>(tokens.size()); }
+  int32_t depth() const;  // the deepest node's (0 for the root alone)
   // Appends a node and returns its index.
   int32_t add(int32_t parent, int32_t token, DraftSource source, float q = 1.0f,
               float score = std::numeric_limits<float>::quiet_NaN());

@@ -75,9 +75,16 @@ struct StepFeedback {
 // batch every request's round into one forward of the draft model (LlamaModel::forward_batch):
 // while next() gives a forward, run it on cache() with model() and feed() its result; then tree()
 // is the proposal, as propose() would have made it.
+// The most drafted nodes a proposal will hold and its deepest level, known before its rounds run:
+// what a batched step plans for (the other requests' budgets weigh its rows and expected tokens).
+struct DraftShape {
+  int32_t nodes = 0, depth = 0;
+};
+
 class DraftRounds {
  public:
   virtual ~DraftRounds() = default;
+  virtual DraftShape shape() const = 0;
   virtual const ForwardRequest* next() = 0;  // null once the tree is complete
   virtual const LlamaModel& model() const = 0;
   virtual KvCache& cache() = 0;
@@ -88,7 +95,8 @@ class DraftRounds {
 // A proposal made at once (a retrieval drafter's match): rounds with no forward to run.
 class ReadyRounds : public DraftRounds {
  public:
-  explicit ReadyRounds(DraftTree tree) : tree_(std::move(tree)) {}
+  explicit ReadyRounds(DraftTree tree) : shape_{tree.size() - 1, tree.depth()}, tree_(std::move(tree)) {}
+  DraftShape shape() const override { return shape_; }
   const ForwardRequest* next() override { return nullptr; }
   const LlamaModel& model() const override { throw std::logic_error("ReadyRounds: no draft forward to run"); }
   KvCache& cache() override { throw std::logic_error("ReadyRounds: no draft forward to run"); }
@@ -96,6 +104,7 @@ class ReadyRounds : public DraftRounds {
   DraftTree tree() override { return std::move(tree_); }
 
  private:
+  DraftShape shape_;
   DraftTree tree_;
 };
 

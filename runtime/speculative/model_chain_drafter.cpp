@@ -35,6 +35,7 @@ class ModelChainDrafter::Rounds final : public DraftRounds {
     has_pending_ = true;
   }
 
+  DraftShape shape() const override { return DraftShape{steps_, steps_}; }
   const ForwardRequest* next() override { return has_pending_ ? &pending_ : nullptr; }
   const LlamaModel& model() const override { return d_.runner_.model(); }
   KvCache& cache() override { return d_.runner_.forward_cache(); }

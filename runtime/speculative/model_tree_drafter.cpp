@@ -83,6 +83,7 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
     has_pending_ = true;
   }
 
+  DraftShape shape() const override { return depth_ > 0 && max_nodes_ > 0 ? DraftShape{max_nodes_, std::min(depth_, max_nodes_)} : DraftShape{}; }
   const ForwardRequest* next() override { return has_pending_ ? &pending_ : nullptr; }
   const LlamaModel& model() const override { return d_.runner_.model(); }
   KvCache& cache() override { return d_.runner_.forward_cache(); }

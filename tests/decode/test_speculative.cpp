@@ -8,6 +8,8 @@
 #include "speculative/adapld_drafter.h"
 #include "speculative/model_chain_drafter.h"
 #include "speculative/model_tree_drafter.h"
+#include "speculative/greedy_acceptor.h"
+#include "speculative/pld_drafter.h"
 #include "methods/method_registry.h"
 #include "speculative/sampling_acceptor.h"
 #include "decode/speculative.h"
@@ -351,5 +353,40 @@ TEST_CASE("a draft model reports its catch-up with the text: the prompt at first
     text.push_back(11);
     drafter->propose(DraftRequest{text, 12, 0, 0});
     CHECK(drafter->last_catch_up() == 0);
+  }
+}
+
+TEST_CASE("a begun step plans the rows it will verify: a retrieval draft's own tree, a draft model's most", "[spec][budget]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  auto target = test::load_model(test::write_model("plan-target", cfg, DType::BF16, 7));
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("plan-draft", cfg, DType::BF16, 99));
+  const std::vector<int32_t> prompt = repetitive_prompt(cfg.vocab_size);
+  GreedyAcceptor greedy;
+  PldDrafter pld;
+  ModelChainDrafter chain(draft, 3, SamplingParams{});
+  for (Drafter* drafter : {static_cast<Drafter*>(&pld), static_cast<Drafter*>(&chain)}) {
+    CAPTURE(drafter->name());
+    SpeculativeOptions options;
+    options.generate.max_new_tokens = 24;
+    options.max_draft_nodes = 16;  // far above what either drafts: the plan must not be this
+    options.max_draft_depth = 16;
+    SpeculativeSession session(*target, *drafter, greedy, prompt, options);
+    REQUIRE(session.step());  // the prefill
+    int32_t steps = 0;
+    while (!session.finished()) {
+      session.begin_draft();
+      const int32_t planned = session.planned_rows();
+      const ForwardRequest* forward = session.prepare();
+      if (!forward) break;
+      const int32_t rows = static_cast<int32_t>(forward->tokens.size());
+      // Retrieval drafts its tree at begin; the chain drafts its gamma (or what the budget of new
+      // tokens leaves) in the rounds after, as planned.
+      CHECK(planned == rows);
+      if (drafter == &chain) CHECK(planned <= 4);
+      session.complete(target->forward(session.cache(), *forward), 1.0, rows);
+      ++steps;
+    }
+    CHECK(steps > 0);
   }
 }

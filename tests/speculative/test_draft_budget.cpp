@@ -44,6 +44,29 @@ TEST_CASE("the budget maximises expected committed tokens per millisecond") {
   }
 }
 
+TEST_CASE("under a batch load the budget maximises the batch's rate, priced by the batch's cost line when given") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.8;
+  options.probe_interval = 0;
+  // Alone, verifying is nearly free: draft all four.
+  DraftBudget budget(CostCurve({{1, 1.0}, {64, 1.1}}), options);
+  CHECK(budget.nodes_for(0, 4) == 4);
+  // Seven other requests committing 7 tokens in 7 rows, on the same curve: still nearly free.
+  budget.set_batch_load(BatchLoad{7, 7.0, 0.0});
+  CHECK(budget.rate(1, 0.8) == Approx((7 + 1.8) / budget.cost_ms(9)));
+  CHECK(budget.nodes_for(0, 4) == 4);
+  // The batch's fitted line says a row costs 0.5 ms over a fixed 4 ms: a node pays if it brings
+  // the batch's rate (8 tokens in 8 ms without drafts) times half a ms. The first two (0.8 and 0.64
+  // expected tokens) do, and lift the rate to 1.049 per ms; the third (0.512) falls short of 0.524.
+  budget.set_batch_load(BatchLoad{7, 7.0, 0.0, 4.0, 0.5});
+  CHECK(budget.rate(0, 0.8) == Approx(8.0 / (4.0 + 0.5 * 8)));
+  CHECK(budget.rate(2, 0.8) == Approx(9.44 / 9.0));
+  CHECK(budget.nodes_for(0, 4) == 2);
+  // A row as dear as the batch's whole rate per token: nothing pays.
+  budget.set_batch_load(BatchLoad{7, 7.0, 0.0, 0.0, 1.0});
+  CHECK(budget.nodes_for(0, 4) == 0);
+}
+
 TEST_CASE("acceptance is learned from the steps and drifts back to the prior without evidence") {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.6;

@@ -405,6 +405,7 @@ class OneRoundDrafter : public OneNodeDrafter {
   class Rounds : public DraftRounds {
    public:
     explicit Rounds(int32_t root) : root_(root) { forward_.tokens = {root}; }
+    DraftShape shape() const override { return DraftShape{1, 1}; }
     const ForwardRequest* next() override { return fed ? nullptr : &forward_; }
     const LlamaModel& model() const override { throw std::logic_error("not in this test"); }
     KvCache& cache() override { throw std::logic_error("not in this test"); }
@@ -450,8 +451,11 @@ TEST_CASE("respec hands the caller its fallback's rounds, and a retrieved draft 
   CHECK(retrieving.last_trigger() == "retrieve");
   REQUIRE(rounds);
   CHECK(rounds->next() == nullptr);
-  tree = rounds->tree();
   const DraftTree expected = alone.propose(DraftRequest{prompt, 3, 100, 100});
+  // A retrieved draft's shape, what a batched step plans for, is the tree's own.
+  CHECK(rounds->shape().nodes == expected.size() - 1);
+  CHECK(rounds->shape().depth == expected.depth());
+  tree = rounds->tree();
   CHECK(tree.tokens == expected.tokens);
   CHECK(tree.parents == expected.parents);
 }
