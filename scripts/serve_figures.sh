@@ -6,7 +6,8 @@
 # request. Greedy, 64
 # new tokens, the qa workload's prompts, ROUNDS rounds in which the methods take turns (a busy
 # spell of the shared machine hits them alike); the summary gives each figure's median over the
-# rounds and its ratio to AR's. Run on a quiet machine.
+# rounds and its ratio to AR's, and the server's fitted step cost (ms fixed + ms per verified row,
+# its /metrics) after each run: how dear verifying a draft was on this machine. Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
@@ -48,15 +49,18 @@ done
     const groups = new Map();
     for (const r of rows) { const k = r.label + "|" + r.clients; if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); }
     const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
-    console.log("| method | clients | tokens/s | vs AR | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance |");
-    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    console.log("| method | clients | tokens/s | vs AR | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const label of ["ar", "sd", "sam", "csd"])
       for (const c of [...new Set(rows.map((r) => r.clients))]) {
         const tps = med(label, c, "tokens_per_s");
         const steps = groups.get(label + "|" + c).map((r) => r.tokens_per_step).filter((x) => x !== null);
         const acc = groups.get(label + "|" + c).map((r) => r.acceptance).filter((x) => x !== null);
+        const fixed = groups.get(label + "|" + c).map((r) => r.step_fixed_ms).filter((x) => x != null);
+        const row = groups.get(label + "|" + c).map((r) => r.step_row_ms).filter((x) => x != null);
+        const line = fixed.length && row.length ? `${median(fixed).toFixed(2)} + ${median(row).toFixed(3)}` : "-";
         console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${(tps / med("ar", c, "tokens_per_s")).toFixed(2)} | ${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
-                    `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} |`);
+                    `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);
       }
   ' "$raw"
   echo "# every run (serve_load.js JSON lines)"

@@ -2,7 +2,8 @@
 // Load generator for specd serve (or any OpenAI-compatible server): at each concurrency, that many
 // clients send completion requests back to back (a closed loop), each a workload prompt with the
 // method asked for in "speculative"; prints aggregate generated tokens/s, requests/s and p50/p99
-// latency per concurrency, as a table and as one JSON line each. No dependencies (Node's fetch).
+// latency per concurrency, as a table and as one JSON line each, with specd serve's fitted step
+// cost (ms fixed + ms per verified row) after each. No dependencies (Node's fetch).
 //
 //   scripts/serve_load.js --url http://127.0.0.1:8080 --prompts data/workloads/qa.jsonl
 //       [--clients 1,2,4,8] [--requests 16] [--max-tokens 64] [--method sd] [--allow-lossy]
@@ -58,6 +59,29 @@ async function complete(prompt) {
   return { ms: performance.now() - start, tokens: json.usage.completion_tokens, text: json.choices[0].text, spec: json.speculative };
 }
 
+// specd serve's fitted step cost after a run (its /metrics, specd:step_cost_ms): what its draft
+// budgets priced a row at, which says how dear verifying drafts was on this machine. Nulls from a
+// server without it.
+async function stepCost() {
+  const headers = {};
+  if (process.env.SPECD_API_KEY) headers.Authorization = `Bearer ${process.env.SPECD_API_KEY}`;
+  const cost = { step_fixed_ms: null, step_row_ms: null };
+  try {
+    const res = await fetch(`${opts.url}/metrics`, { headers });
+    if (res.status !== 200) return cost;
+    const text = await res.text();
+    const part = (name) => {
+      const m = text.match(new RegExp(`^specd:step_cost_ms\\{part="${name}"\\} (\\S+)$`, 'm'));
+      return m ? Number(Number(m[1]).toFixed(3)) : null;
+    };
+    cost.step_fixed_ms = part('fixed');
+    cost.step_row_ms = part('per_row');
+  } catch (e) {
+    // not specd serve: no figures
+  }
+  return cost;
+}
+
 function percentile(sorted, q) {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[i];
@@ -100,6 +124,7 @@ async function run(clients) {
     p99_ms: Number(percentile(latencies, 0.99).toFixed(1)),
     tokens_per_step: steps ? Number(((steps + accepted) / steps).toFixed(2)) : null,
     acceptance: drafted ? Number((accepted / drafted).toFixed(3)) : null,
+    ...(await stepCost()),
   };
 }
 

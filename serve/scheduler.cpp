@@ -357,7 +357,11 @@ void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Sl
     }
   }
   // The forward and the acceptance of every row (sampling, text) are what a row costs the step.
-  if (!results.empty()) planner_.observe_target(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
+  if (!results.empty()) {
+    planner_.observe_target(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
+    const BatchLoad line = planner_.priced({});
+    if (line.fixed_ms >= 0) metrics_.set_step_cost(line.fixed_ms, line.row_ms);
+  }
   for (size_t b = 0; b < batch.size(); ++b) {
     if (reasons[b].empty()) continue;
     finish(*batch[b], reasons[b]);

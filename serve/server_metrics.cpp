@@ -77,6 +77,12 @@ void ServerMetrics::set_load(int64_t running, int64_t waiting) {
   waiting_ = waiting;
 }
 
+void ServerMetrics::set_step_cost(double fixed_ms, double per_row_ms) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  step_fixed_ms_ = fixed_ms;
+  step_row_ms_ = per_row_ms;
+}
+
 std::string ServerMetrics::prometheus_text() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::ostringstream out;
@@ -84,6 +90,11 @@ std::string ServerMetrics::prometheus_text() const {
   out << "specd:num_requests_running " << running_ << '\n';
   family(out, "specd:num_requests_waiting", "gauge", "Requests waiting for a decoding slot.");
   out << "specd:num_requests_waiting " << waiting_ << '\n';
+  if (step_fixed_ms_ >= 0) {  // what the draft budgets price a batch's rows by (docs/serving.md)
+    family(out, "specd:step_cost_ms", "gauge", "The batch planner's fitted cost of a step: fixed, and per row it verifies.");
+    out << "specd:step_cost_ms{part=\"fixed\"} " << step_fixed_ms_ << '\n';
+    out << "specd:step_cost_ms{part=\"per_row\"} " << step_row_ms_ << '\n';
+  }
   family(out, "specd:request_success_total", "counter", "Finished requests by finish reason.");
   for (const auto& [reason, n] : finished_by_reason_) out << "specd:request_success_total{finished_reason=\"" << reason << "\"} " << n << '\n';
   family(out, "specd:request_refused_total", "counter", "Requests answered with an error, by HTTP status.");

@@ -40,6 +40,8 @@ class ServerMetrics {
   void finished(const FinishedRequest& request);
   void refused(int status);  // a request answered with an error status
   void set_load(int64_t running, int64_t waiting);
+  // The batch planner's fitted cost of a step (target forward and acceptance): fixed + per_row * rows.
+  void set_step_cost(double fixed_ms, double per_row_ms);
   std::string prometheus_text() const;
 
  private:
@@ -52,6 +54,7 @@ class ServerMetrics {
   std::map<std::string, int64_t> finished_by_reason_;
   std::map<int, int64_t> refused_by_status_;
   int64_t prompt_tokens_ = 0, generation_tokens_ = 0, running_ = 0, waiting_ = 0;
+  double step_fixed_ms_ = -1, step_row_ms_ = 0;  // fixed < 0: not fitted yet
   Histogram latency_, first_token_, queue_time_;
 };
 

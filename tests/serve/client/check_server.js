@@ -318,6 +318,11 @@ async function main() {
                 m.value('specd:num_requests_waiting') === 0 && m.value('specd:num_requests_running') === 0,
             JSON.stringify(latency && latency.metrics[0]));
       check('/metrics counts the refusals', m.value('specd:request_refused_total', { status: '400' }) >= 8);
+      // After hundreds of batched steps of varied rows the planner's line is fitted: a step costs
+      // something, and a row no less than nothing.
+      const fixed = m.value('specd:step_cost_ms', { part: 'fixed' });
+      const perRow = m.value('specd:step_cost_ms', { part: 'per_row' });
+      check('/metrics has the fitted step cost', fixed >= 0 && perRow >= 0 && fixed + perRow > 0, `${fixed} + ${perRow} per row`);
     }
   } finally {
     server.kill('SIGTERM');
