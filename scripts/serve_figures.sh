@@ -54,10 +54,9 @@ done
     for (const label of ["ar", "sd", "sam", "csd"])
       for (const c of [...new Set(rows.map((r) => r.clients))]) {
         const tps = med(label, c, "tokens_per_s");
-        const steps = groups.get(label + "|" + c).map((r) => r.tokens_per_step).filter((x) => x !== null);
-        const acc = groups.get(label + "|" + c).map((r) => r.acceptance).filter((x) => x !== null);
-        const fixed = groups.get(label + "|" + c).map((r) => r.step_fixed_ms).filter((x) => x != null);
-        const row = groups.get(label + "|" + c).map((r) => r.step_row_ms).filter((x) => x != null);
+        const known = (field) => groups.get(label + "|" + c).map((r) => r[field]).filter((x) => x != null);
+        const steps = known("tokens_per_step"), acc = known("acceptance");
+        const fixed = known("step_fixed_ms"), row = known("step_row_ms");
         const line = fixed.length && row.length ? `${median(fixed).toFixed(2)} + ${median(row).toFixed(3)}` : "-";
         console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${(tps / med("ar", c, "tokens_per_s")).toFixed(2)} | ${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
                     `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);

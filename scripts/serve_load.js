@@ -46,12 +46,16 @@ try {
 }
 if (!prompts.length) usage(`${opts.prompts}: holds no prompts`);
 
+// The API key, when the server wants one.
+function authHeaders() {
+  return process.env.SPECD_API_KEY ? { Authorization: `Bearer ${process.env.SPECD_API_KEY}` } : {};
+}
+
 async function complete(prompt) {
   const body = { prompt, max_tokens: maxTokens, temperature };
   if (opts.method) body.speculative = { method: opts.method, allow_lossy: !!opts['allow-lossy'] };
   if (opts['max-draft'] !== undefined) body.speculative = { ...body.speculative, max_draft: Number(opts['max-draft']) };
-  const headers = { 'Content-Type': 'application/json' };
-  if (process.env.SPECD_API_KEY) headers.Authorization = `Bearer ${process.env.SPECD_API_KEY}`;
+  const headers = { 'Content-Type': 'application/json', ...authHeaders() };
   const start = performance.now();
   const res = await fetch(`${opts.url}/v1/completions`, { method: 'POST', headers, body: JSON.stringify(body) });
   const json = await res.json();
@@ -63,11 +67,9 @@ async function complete(prompt) {
 // budgets priced a row at, which says how dear verifying drafts was on this machine. Nulls from a
 // server without it.
 async function stepCost() {
-  const headers = {};
-  if (process.env.SPECD_API_KEY) headers.Authorization = `Bearer ${process.env.SPECD_API_KEY}`;
   const cost = { step_fixed_ms: null, step_row_ms: null };
   try {
-    const res = await fetch(`${opts.url}/metrics`, { headers });
+    const res = await fetch(`${opts.url}/metrics`, { headers: authHeaders() });
     if (res.status !== 200) return cost;
     const text = await res.text();
     const part = (name) => {

@@ -15,6 +15,9 @@ namespace {
 
 double seconds_since(Job::Clock::time_point t) { return std::chrono::duration<double>(Job::Clock::now() - t).count(); }
 
+// A decoding step that drafts nothing: one row, one token (a request's share after its prefill).
+constexpr BatchLoad kPlainStep{1, 1.0, 0.0};
+
 // a + sign * b, field by field (rows, tokens, drafting time; the cost line is a's).
 BatchLoad combine(BatchLoad a, const BatchLoad& b, int sign) {
   a.rows += sign * b.rows;
@@ -50,7 +53,7 @@ struct Scheduler::Slot {
   int64_t since_draft = 1;  // tokens emitted since its draft model last ran: its next catch-up
   // What its next step is expected to put in the batch (rows, tokens, drafting time): its prompt
   // before the prefill, then what its last step planned. The others' budgets weigh it.
-  BatchLoad share{1, 1.0, 0.0};
+  BatchLoad share = kPlainStep;
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
@@ -262,7 +265,7 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
     }
     const BatchLoad own{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()};
     load = combine(load, own, 1);
-    slot.share = slot.prefilled ? own : BatchLoad{1, 1.0, 0.0};  // after a prefill, one row
+    slot.share = slot.prefilled ? own : kPlainStep;
     batch.push_back(&slot);
     return true;
   };
