@@ -86,8 +86,8 @@ int run_serve(const Args& args) {
   // Each method the loaded parts can run, with its deployed options and the cost curves its draft
   // budget needs, measured once here instead of per request.
   std::fprintf(stderr, "specd serve: measuring the forward cost of %s%s\n", model_dir.c_str(), deployment.draft ? " and its draft" : "");
-  const CostCurve target_cost = measure_cost_curve(*files.model, 65);
-  const double draft_ms = deployment.draft ? measure_cost_curve(*deployment.draft, 1).at(1) : 0.0;
+  deployment.target_cost = measure_cost_curve(*files.model, 65);
+  if (deployment.draft) deployment.draft_cost = measure_cost_curve(*deployment.draft, 65);
   std::string served;
   for (const MethodInfo& info : method_registry()) {
     if (info.draft == DraftModelUse::Required && !deployment.draft) continue;
@@ -98,8 +98,8 @@ int run_serve(const Args& args) {
       }
     serve::ServedMethod entry;
     entry.options = deployed_options(method_args, info.name, deployment.artifact.get());
-    entry.options.target_cost = target_cost;
-    if (deployment.draft) entry.options.draft_ms_per_token = draft_ms;
+    entry.options.target_cost = deployment.target_cost;
+    if (deployment.draft) entry.options.draft_ms_per_token = deployment.draft_cost.at(1);
     entry.lossless = info.lossless;
     deployment.methods.emplace(info.name, std::move(entry));
     served += (served.empty() ? "" : ", ") + info.name + (info.lossless ? "" : " (lossy)");

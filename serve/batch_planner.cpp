@@ -6,66 +6,136 @@ namespace specd::serve {
 namespace {
 
 constexpr double kForget = 0.995;   // an observation's weight after each later one (~200 steps)
-constexpr int64_t kWarmUp = 32;     // observations before the fit is trusted
+constexpr int64_t kWarmUp = 32;     // observations before a fit without a prior is trusted
+constexpr double kPrior = 8;        // a measured curve's weight in the fits, in steps
 
 }  // namespace
 
-void LinearCost::observe(double rows, double ms) {
-  w_ = kForget * w_ + 1;
-  x_ = kForget * x_ + rows;
-  xx_ = kForget * xx_ + rows * rows;
-  y_ = kForget * y_ + ms;
-  xy_ = kForget * xy_ + rows * ms;
+void LinearCost::Sums::add(double weight, double px, double py) {
+  w += weight;
+  x += weight * px;
+  xx += weight * px * px;
+  y += weight * py;
+  xy += weight * px * py;
+}
+
+void LinearCost::observe(double x, double ms) {
+  seen_ = Sums{kForget * seen_.w, kForget * seen_.x, kForget * seen_.xx, kForget * seen_.y, kForget * seen_.xy};
+  seen_.add(1, x, ms);
   ++n_;
 }
 
-bool LinearCost::ready() const { return n_ >= kWarmUp && w_ * xx_ - x_ * x_ > 1e-6 * w_ * w_; }
+void LinearCost::set_prior(const std::vector<std::pair<double, double>>& points, double weight) {
+  prior_ = Sums{};
+  for (const auto& [x, ms] : points) prior_.add(weight / static_cast<double>(points.size()), x, ms);
+}
 
-double LinearCost::at(double rows) const {
-  const double det = w_ * xx_ - x_ * x_;
-  const double b = std::max(0.0, (w_ * xy_ - x_ * y_) / det);
-  const double a = std::max(0.0, (y_ - b * x_) / w_);
-  return a + b * rows;
+LinearCost::Sums LinearCost::total() const {
+  return Sums{seen_.w + prior_.w, seen_.x + prior_.x, seen_.xx + prior_.xx, seen_.y + prior_.y, seen_.xy + prior_.xy};
+}
+
+bool LinearCost::ready() const {
+  const Sums s = total();
+  return (prior_.w > 0 || n_ >= kWarmUp) && s.w * s.xx - s.x * s.x > 1e-6 * s.w * s.w;
+}
+
+double LinearCost::slope() const {
+  const Sums s = total();
+  return std::max(0.0, (s.w * s.xy - s.x * s.y) / (s.w * s.xx - s.x * s.x));
+}
+
+double LinearCost::intercept() const {
+  const Sums s = total();
+  return std::max(0.0, (s.y - slope() * s.x) / s.w);
 }
 
 BatchLoad BatchPlanner::priced(BatchLoad load) const {
   if (target_.ready()) {
-    load.fixed_ms = target_.at(0);
-    load.row_ms = target_.at(1) - target_.at(0);
+    load.fixed_ms = target_.intercept();
+    load.scale = target_.slope();
+    load.shape = target_shape_.empty() ? nullptr : &target_shape_;
   }
   return load;
 }
 
-int32_t BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) const {
-  if (chains.empty() || !target_.ready() || !draft_.ready()) return -1;
+void BatchPlanner::seed(const CostCurve& target, const CostCurve& draft, int32_t max_rows) {
+  // The prior: each curve's points up to max_rows (two at least), worth kPrior steps.
+  auto prior = [&](const CostCurve& curve, LinearCost& fit) {
+    std::vector<std::pair<double, double>> points;
+    for (const auto& [rows, ms] : curve.points())
+      if (rows <= max_rows || points.size() < 2) points.emplace_back(ms, ms);
+    fit.set_prior(points, kPrior);
+  };
+  target_shape_ = target;
+  draft_shape_ = draft;
+  prior(target, target_);
+  prior(draft, draft_);
+}
+
+namespace {
+
+// Committed tokens a chain drafting k is expected to give (the root's included).
+double expected_tokens(const Acceptance& a, int32_t k) {
+  double expected = 1, reach = a.first;
+  for (int32_t i = 1; i <= k; ++i, reach *= a.next) expected += reach;
+  return expected;
+}
+
+}  // namespace
+
+BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, const Fixed& fixed, int32_t k,
+                                          const std::vector<bool>& drafting) const {
+  Step step{fixed.tokens, fixed.draft_ms};
+  int32_t rows = fixed.rows;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const int32_t own = drafting[c] ? std::min(k, chains[c].max_nodes) : 0;
+    step.tokens += expected_tokens(chains[c].acceptance, own);
+    rows += own + 1;
+  }
+  // Level by level, one draft-model row per chain still drafting.
+  for (int32_t level = 1; level <= k; ++level) {
+    int32_t level_rows = 0;
+    for (size_t c = 0; c < chains.size(); ++c) level_rows += drafting[c] && chains[c].max_nodes >= level ? 1 : 0;
+    if (level_rows > 0) step.ms += draft_.at(draft_x(level_rows));
+  }
+  step.ms += target_.at(target_x(rows));
+  return step;
+}
+
+std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) const {
+  if (chains.empty() || !target_.ready() || !draft_.ready()) return {};
+  const std::vector<bool> all(chains.size(), true);
   int32_t longest = 0;
   for (const Chain& c : chains) longest = std::max(longest, c.max_nodes);
-  int32_t best = 0;
-  double best_rate = 0;
-  for (int32_t k = 0; k <= longest; ++k) {
-    double tokens = fixed.tokens, draft_ms = fixed.draft_ms;
-    int32_t rows = fixed.rows;
-    for (const Chain& c : chains) {
-      const int32_t own = std::min(k, c.max_nodes);
-      double expected = 1, reach = c.acceptance.first;
-      for (int32_t i = 1; i <= own; ++i, reach *= c.acceptance.next) expected += reach;
-      tokens += expected;
-      rows += own + 1;
-    }
-    // Level 1 feeds each chain's catch-up; each later level one row per chain still drafting.
-    for (int32_t level = 1; level <= k; ++level) {
-      int32_t level_rows = 0;
-      for (const Chain& c : chains)
-        if (c.max_nodes >= level) level_rows += level == 1 ? c.catch_up_rows : 1;
-      if (level_rows > 0) draft_ms += draft_.at(level_rows);
-    }
-    const double rate = tokens / (target_.at(rows) + draft_ms);
-    if (rate > best_rate) {
-      best = k;
-      best_rate = rate;
+  const Step plain = evaluate(chains, fixed, 0, all);
+
+  int32_t k = 0;
+  Step best = plain;
+  for (int32_t length = 1; length <= longest; ++length) {
+    const Step step = evaluate(chains, fixed, length, all);
+    if (step.rate() > best.rate()) {
+      k = length;
+      best = step;
     }
   }
-  return best;
+  std::vector<Decision> decisions(chains.size());  // drafting does not pay: nothing forgone
+  if (k == 0) return decisions;
+  // What drafting saves each chain this step: plain steps' time for the same tokens, less the
+  // step's, shared evenly. A chain behind pays its catch-up beyond the root once it would have
+  // saved that much, and only if its tokens left would save it again.
+  const double gain = (best.tokens / plain.rate() - best.ms) / static_cast<double>(chains.size());
+  std::vector<bool> drafting(chains.size());
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const Chain& chain = chains[c];
+    const double catch_up_ms = draft_.slope() * (draft_x(static_cast<int32_t>(chain.catch_up_rows)) - draft_x(1));
+    const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_tokens(chain.acceptance, std::min(k, chain.max_nodes));
+    drafting[c] = catch_up_ms <= chain.forgone_ms + gain && catch_up_ms <= gain * steps_left;
+  }
+  // The chains that switch on must pay on their own.
+  const bool pays = evaluate(chains, fixed, k, drafting).rate() > plain.rate();
+  for (size_t c = 0; c < chains.size(); ++c)
+    decisions[c] = drafting[c] && pays ? Decision{k, 0} : Decision{0, chains[c].forgone_ms + gain};
+  return decisions;
 }
 
 }  // namespace specd::serve

@@ -1,29 +1,63 @@
 #pragma once
 // How far the draft-model chains of a batched step draft (sd, csd and their ablations), chosen
 // for the batch's throughput as SmartSpec does (Liu et al. 2024, "Optimizing Speculative Decoding
-// for Serving Large Language Models Using Goodput"): a forward's time is fitted online as a line in
-// the rows it runs (ms = a + b * rows: a is reading the weights, b each row's compute), one line
-// for the target and one for the draft model, from every step the server runs. For each draft
+// for Serving Large Language Models Using Goodput"): a step's time is fitted online from every
+// decoding step the server runs, one fit for the target (the whole step but its drafting) and one
+// for the draft model's forwards. Not as a line in the rows, as SmartSpec's GPU batches allow: on
+// a CPU the first extra rows ride on the weight reads nearly free and later ones cost their
+// compute (the large demo target on a Xeon: 2, 3 and 4 rows cost 1.02, 1.14 and 1.32 of one), so
+// each fit is ms = a + b * curve(rows), the curve measured at start-up giving the shape and the
+// server's steps a and b (its per-step work besides the forward, a busier machine). For each draft
 // length k the planner adds up the tokens the chains are expected to commit (each request's own
 // acceptance estimates) and the other requests', over the step's time (the target's forward of
 // every row, and k levels of the draft model's forwards), and picks the k with the most tokens per
 // millisecond: 0 when drafting does not pay at this batch, however well the draft agrees.
+//
+// Two guards keep speculation from making a loaded server slower than plain decoding:
+// - The fits start from the measured curves as a prior worth a few steps, so the planner decides
+//   from the first step (not each request's own budget against a batch it cannot price), and
+//   the server's own steps outweigh it within tens of steps; the prior keeps a fit defined when
+//   the steps run one row count only (one client decoding plainly).
+// - The draft length is chosen for chains that drafted last step (their draft model's first
+//   forward runs the root and a token or two). A chain that did not has a catch-up to run first
+//   (the prompt on its first draft, then the tokens of the steps it did not draft): a price paid
+//   once to switch drafting on, worth it only if drafting stays worth it for long enough, which
+//   nothing can know (the batch changes as requests come and go). So it switches on as in ski
+//   rental (Karlin et al. 1988): once the gains it has forgone while drafting would have paid
+//   add up to the catch-up's price, and only if its tokens left can repay that price; never
+//   paying more than twice what knowing the future would, and never switching on for a batch that
+//   changes before it would pay (a moment alone between two others' requests).
+//
+// No margin is asked of a draft beyond the fits' prediction: one step's time scatters by a third
+// around them here (the kernels' spin pool shares two cores with the HTTP threads and clients),
+// but a draft length is chosen for many steps, so the fits' mean is what decides.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "speculative/draft_budget.h"
 
 namespace specd::serve {
 
-// ms = a + b * rows, least squares over every observation with older ones fading.
+// ms = a + b * x, least squares over every observation with older ones fading, plus a prior
+// that does not fade.
 class LinearCost {
  public:
-  void observe(double rows, double ms);
-  bool ready() const;  // enough observations, at more than one row count
-  double at(double rows) const;
+  void observe(double x, double ms);
+  // (x, ms) points worth `weight` observations in all, kept at that weight.
+  void set_prior(const std::vector<std::pair<double, double>>& points, double weight);
+  bool ready() const;  // a prior, or enough observations, spread over more than one x
+  double at(double x) const { return intercept() + slope() * x; }
+  double intercept() const;
+  double slope() const;
 
  private:
-  double w_ = 0, x_ = 0, xx_ = 0, y_ = 0, xy_ = 0;  // decayed sums
+  struct Sums {
+    double w = 0, x = 0, xx = 0, y = 0, xy = 0;
+    void add(double weight, double px, double py);
+  };
+  Sums total() const;  // the observations' decayed sums and the prior's
+  Sums seen_, prior_;
   int64_t n_ = 0;
 };
 
@@ -34,7 +68,15 @@ class BatchPlanner {
   struct Chain {
     Acceptance acceptance;
     int32_t max_nodes = 0;
-    int32_t catch_up_rows = 1;
+    int64_t catch_up_rows = 1;       // its draft model's first forward (SpeculativeSession::first_draft_rows)
+    int64_t remaining_tokens = 1;    // the most tokens its request may still emit
+    double forgone_ms = 0;           // the last decision's, for this chain
+  };
+  // A chain's draft length this step, and the gains it has forgone while drafting would have paid
+  // (its switch-on account: the next step's Chain::forgone_ms).
+  struct Decision {
+    int32_t length = 0;
+    double forgone_ms = 0;
   };
   // The step's other rows (prefills, other methods' trees), the tokens they are expected to
   // commit and their drafting time: what the chains share the step with.
@@ -44,16 +86,30 @@ class BatchPlanner {
     double draft_ms = 0;
   };
 
-  // The draft length for every chain this step (each capped by its own max_nodes), or -1 while
-  // the fits have too little to go on (each request's own budget decides then).
-  int32_t choose(const std::vector<Chain>& chains, const Fixed& fixed) const;
-  // `load` priced by the target's fitted line (BatchLoad::fixed_ms, row_ms) once the fit is ready,
-  // for the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
+  // Every chain's draft length this step (each capped by its own max_nodes), or none while the
+  // fits have too little to go on (each request's own budget decides then).
+  std::vector<Decision> choose(const std::vector<Chain>& chains, const Fixed& fixed) const;
+  // `load` priced by the target's fit (BatchLoad::fixed_ms, scale, shape) once it is ready, for
+  // the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
   BatchLoad priced(BatchLoad load) const;
-  void observe_target(int32_t rows, double ms) { target_.observe(rows, ms); }
-  void observe_draft(int32_t rows, double ms) { draft_.observe(rows, ms); }
+  void observe_target(int32_t rows, double ms) { target_.observe(target_x(rows), ms); }
+  void observe_draft(int32_t rows, double ms) { draft_.observe(draft_x(rows), ms); }
+  // The curves measured at start-up: the fits' shapes, and their prior over the rows a batch
+  // may have. Without them, the fits are lines in the rows with no prior.
+  void seed(const CostCurve& target, const CostCurve& draft, int32_t max_rows);
 
  private:
+  // A step's expected committed tokens and its time, with the chains marked in `drafting`
+  // drafting k (each capped by its max_nodes), their draft model's first forward their root alone.
+  struct Step {
+    double tokens = 0, ms = 0;
+    double rate() const { return tokens / ms; }
+  };
+  Step evaluate(const std::vector<Chain>& chains, const Fixed& fixed, int32_t k, const std::vector<bool>& drafting) const;
+  double target_x(int32_t rows) const { return target_shape_.empty() ? rows : target_shape_.at(rows); }
+  double draft_x(int32_t rows) const { return draft_shape_.empty() ? rows : draft_shape_.at(rows); }
+
+  CostCurve target_shape_, draft_shape_;
   LinearCost target_, draft_;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "methods/method_registry.h"
+#include "speculative/draft_budget.h"
 #include "speculative/method_options.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
@@ -38,6 +39,9 @@ struct Deployment {
   std::map<std::string, ServedMethod> methods;
   // Built once, shared by all requests (CSD's memory is updated online, on the decoding thread).
   SharedParts shared;
+  // The target's and the draft's forward cost at a few row counts, measured at start-up: the
+  // requests' draft budgets and the batch planner start from them. Empty: not measured.
+  CostCurve target_cost, draft_cost;
   int64_t max_tokens = 512;  // the most new tokens a request may ask for (and a chat's default)
 };
 

@@ -1,5 +1,6 @@
 #include "serve/scheduler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -50,14 +51,19 @@ struct Scheduler::Slot {
   bool prefilled = false;
   bool failed = false;  // fail() recorded an error; finished before the next forward
   bool chain = false;   // a draft-model chain (sd, csd): the batch planner sets its draft length
-  int64_t since_draft = 1;  // tokens emitted since its draft model last ran: its next catch-up
-  // What its next step is expected to put in the batch (rows, tokens, drafting time): its prompt
-  // before the prefill, then what its last step planned. The others' budgets weigh it.
+  double forgone_ms = 0;  // a chain's switch-on account (BatchPlanner::Decision)
+  // What its next step is expected to put in the batch (rows, tokens, drafting time): what its
+  // last step planned (a plain step before that). The others' budgets weigh it.
   BatchLoad share = kPlainStep;
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
     : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), metrics_(metrics) {
+  // Seeded over the rows of a batch whose every slot drafts a whole chain.
+  int32_t gamma = 1;
+  for (const auto& [name, served] : deployment.methods) gamma = std::max(gamma, served.options.gamma);
+  if (!deployment.target_cost.empty() && !deployment.draft_cost.empty())
+    planner_.seed(deployment.target_cost, deployment.draft_cost, parallel * (gamma + 1));
   thread_ = std::thread([this] { run(); });
 }
 
@@ -120,7 +126,6 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     s->job = job;
     s->queue_s = seconds_since(job->arrived);
     RequestPlan& plan = job->plan;
-    s->share.rows = static_cast<int32_t>(plan.prompt.size());
     s->metrics.method = plan.method;
     const MethodInfo* info = lookup_method(plan.method);
     s->chain = info && info->draft_chain;
@@ -166,12 +171,14 @@ void Scheduler::drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot
 // The draft models' forwards of every session still drafting, level by level: each level's
 // forwards of one draft model run as one batch, and each session is charged its share of the
 // batch's time. A session whose drafting fails is left to prepare(), which fails it again.
-void Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
+// Returns the levels' time.
+double Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
+  double total_ms = 0;
   for (;;) {
     std::map<const LlamaModel*, std::vector<Slot*>> by_model;
     for (Slot* slot : batch)
       if (!slot->failed && slot->session->draft_round()) by_model[&slot->session->draft_model()].push_back(slot);
-    if (by_model.empty()) return;
+    if (by_model.empty()) return total_ms;
     for (auto& [model, slots] : by_model) {
       std::vector<KvCache*> caches;
       std::vector<const ForwardRequest*> requests;
@@ -194,7 +201,9 @@ void Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
           }
         }
         // The level's whole time, the drafters' sampling included, is what drafting costs the step.
-        planner_.observe_draft(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
+        const double level_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
+        planner_.observe_draft(rows, level_ms);
+        total_ms += level_ms;
       } catch (const std::exception& e) {
         for (Slot* slot : slots) fail(*slot, e);
       }
@@ -246,9 +255,11 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
 // first, each weighing the rows, tokens and drafting time of the requests begun before it and the
 // expected shares of those not begun yet (their last steps'), priced by the planner's fitted cost
 // line (DraftBudget::BatchLoad): each request's draft is its best response to the rest of the
-// batch, not to an empty one. Then the planner picks one draft length for every chain, for the
-// batch's throughput. Cancelled and failed requests end here. Returns the requests whose steps
-// began.
+// batch, not to an empty one. Then the planner picks the chains' draft lengths, for the batch's
+// throughput. A prefill weighs as the plain step it is about to become: under the fitted line its
+// rows add the same time to every choice, and counted in, its hundred rows and one token made
+// every token of the step look dear and a draft cheap beside them (drafts switched on in prefill
+// steps and lost). Cancelled and failed requests end here. Returns the requests whose steps began.
 std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots) {
   std::vector<Slot*> batch, chains;
   BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
@@ -263,9 +274,10 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
       fail(slot, e);
       return false;
     }
-    const BatchLoad own{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()};
+    const BatchLoad own = slot.prefilled ? BatchLoad{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()}
+                                         : kPlainStep;
     load = combine(load, own, 1);
-    slot.share = slot.prefilled ? own : kPlainStep;
+    slot.share = own;
     batch.push_back(&slot);
     return true;
   };
@@ -290,10 +302,15 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
   std::vector<BatchPlanner::Chain> plan;
   for (Slot* slot : chains)
     plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
-                                       static_cast<int32_t>(std::max<int64_t>(1, slot->since_draft))});
-  const int32_t k = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms});
-  for (Slot* slot : chains) {
-    if (k >= 0) slot->session->plan_draft(k);
+                                       std::max<int64_t>(1, slot->session->first_draft_rows()), slot->session->remaining_tokens(),
+                                       slot->forgone_ms});
+  const std::vector<BatchPlanner::Decision> decisions = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms});
+  for (size_t c = 0; c < chains.size(); ++c) {
+    Slot* slot = chains[c];
+    if (!decisions.empty()) {
+      slot->session->plan_draft(decisions[c].length);
+      slot->forgone_ms = decisions[c].forgone_ms;
+    }
     if (!begin(*slot)) {
       finish(*slot, "error");
       drop(slots, slot);
@@ -304,10 +321,11 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
 
 // The target's forward of every begun step at once, then each request accepts, commits and
 // streams its tokens; finished and failed requests end.
-void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch) {
+Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch) {
   std::vector<KvCache*> caches;
   std::vector<const ForwardRequest*> requests;
   int32_t rows = 0;  // the target forward's, all requests'
+  bool prefill = false;
   for (size_t b = 0; b < batch.size();) {
     Slot& slot = *batch[b];
     try {
@@ -317,6 +335,7 @@ void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Sl
       caches.push_back(&slot.session->cache());
       requests.push_back(request);
       rows += static_cast<int32_t>(request->tokens.size());
+      prefill = prefill || !slot.prefilled;
       ++b;
     } catch (const std::exception& e) {
       if (!slot.failed) fail(slot, e);
@@ -325,7 +344,7 @@ void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Sl
       batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(b));
     }
   }
-  if (batch.empty()) return;
+  if (batch.empty()) return {};
   std::vector<ForwardResult> results;
   const auto start = Job::Clock::now();
   try {
@@ -342,10 +361,7 @@ void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Sl
       continue;
     }
     try {
-      const size_t emitted = slot.session->output().tokens.size();
-      const bool drafted = requests[b]->tokens.size() > 1 && slot.prefilled;
       slot.session->complete(std::move(results[b]), forward_ms, rows);
-      slot.since_draft = (drafted ? 0 : slot.since_draft) + static_cast<int64_t>(slot.session->output().tokens.size() - emitted);
       if (!slot.prefilled) {
         slot.prefilled = true;
         std::lock_guard<std::mutex> lock(slot.job->mutex_);
@@ -359,17 +375,12 @@ void Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Sl
       reasons[b] = "error";
     }
   }
-  // The forward and the acceptance of every row (sampling, text) are what a row costs the step.
-  if (!results.empty()) {
-    planner_.observe_target(rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
-    const BatchLoad line = planner_.priced({});
-    if (line.fixed_ms >= 0) metrics_.set_step_cost(line.fixed_ms, line.row_ms);
-  }
   for (size_t b = 0; b < batch.size(); ++b) {
     if (reasons[b].empty()) continue;
     finish(*batch[b], reasons[b]);
     drop(slots, batch[b]);
   }
+  return results.empty() ? Verified{} : Verified{rows, prefill};
 }
 
 void Scheduler::run() {
@@ -382,10 +393,23 @@ void Scheduler::run() {
     }
     // One batched step of every running request: begin (draft lengths), the draft models'
     // forwards level by level, one target forward for all, accept.
+    const auto start = Job::Clock::now();
     admit(slots);
     std::vector<Slot*> batch = begin_steps(slots);
-    run_draft_rounds(batch);
-    verify(slots, batch);
+    const double draft_ms = run_draft_rounds(batch);
+    const Verified verified = verify(slots, batch);
+    // A step's whole time but its drafting is what its rows cost: the forward, and every step's
+    // work besides it (planning, acceptance, text, waking the handlers), which a step that commits
+    // more tokens spreads over more of them. Decoding steps only: the planner prices decoding
+    // rows, and a prefill's hundred rows would set the line's slope where no draft goes.
+    if (verified.rows > 0 && !verified.prefill) {
+      planner_.observe_target(verified.rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count() - draft_ms);
+      const BatchLoad cost = planner_.priced({});
+      if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows
+        const double per_row = (cost.step_ms(9) - cost.step_ms(1)) / 8;
+        metrics_.set_step_cost(cost.step_ms(1) - per_row, per_row);
+      }
+    }
   }
   for (auto& slot : slots) finish(*slot, "cancelled");
   std::lock_guard<std::mutex> lock(mutex_);

@@ -81,8 +81,14 @@ class Scheduler {
   void publish_load() { metrics_.set_load(running_, static_cast<int64_t>(queue_.size())); }
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
   std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots);
-  void run_draft_rounds(const std::vector<Slot*>& batch);
-  void verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch);
+  double run_draft_rounds(const std::vector<Slot*>& batch);
+  // The target's forward and the acceptance; returns the forward's rows (0: none ran), and
+  // whether a prefill was among them.
+  struct Verified {
+    int32_t rows = 0;
+    bool prefill = false;
+  };
+  Verified verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch);
   static void drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot);
   void fail(Slot& slot, const std::exception& e);
   void finish(Slot& slot, const std::string& reason);

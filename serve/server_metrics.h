@@ -40,7 +40,8 @@ class ServerMetrics {
   void finished(const FinishedRequest& request);
   void refused(int status);  // a request answered with an error status
   void set_load(int64_t running, int64_t waiting);
-  // The batch planner's fitted cost of a step (target forward and acceptance): fixed + per_row * rows.
+  // The batch planner's fitted cost of a decoding step (all but its drafting), summed up as the
+  // line through its cost at 1 and 9 rows: fixed + per_row * rows.
   void set_step_cost(double fixed_ms, double per_row_ms);
   std::string prometheus_text() const;
 

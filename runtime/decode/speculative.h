@@ -97,6 +97,11 @@ class SpeculativeSession {
   // budget) and the most nodes a step may draft.
   Acceptance acceptance() const { return options_.budget ? options_.budget->acceptance(0) : Acceptance{0.6, 0.6}; }
   int32_t max_draft_nodes() const { return std::min(options_.max_draft_nodes, options_.max_draft_depth); }
+  // Rows the draft model's first forward of the next step would run: its catch-up with the text
+  // and the root (Drafter::first_round_rows; 0 without a draft model).
+  int64_t first_draft_rows() const { return drafter_.first_round_rows(committed_); }
+  // The most tokens the request may still emit (its budget left).
+  int64_t remaining_tokens() const { return budget_ - static_cast<int64_t>(out_.tokens.size()); }
 
   // The tokens and step records so far.
   const SpeculativeOutput& output() const { return out_; }

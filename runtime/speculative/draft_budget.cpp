@@ -65,7 +65,7 @@ double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) c
 double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
   if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
   const int32_t rows = load_.rows + k + 1;
-  const double verify_ms = load_.fixed_ms >= 0 ? load_.fixed_ms + load_.row_ms * rows : cost_ms(rows);
+  const double verify_ms = load_.fixed_ms >= 0 ? load_.step_ms(rows) : cost_ms(rows);
   return (load_.tokens + expected_committed(k, a, max_depth)) / (verify_ms + load_.draft_ms + k * draft_ms_per_node);
 }
 

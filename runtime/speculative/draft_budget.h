@@ -77,14 +77,20 @@ struct DraftBudgetOptions {
 //     (tokens + E(k)) / (t(rows + k + 1) + draft_ms + k * c),
 // so a request drafts only where its extra rows pay at the batch's size: on a memory-bound target
 // extra rows in a small batch are nearly free, in a large one they cost what the others commit.
-// t is the request's own curve unless the load carries the batch's (a server fits one line to
-// every batched step, rows it seldom sees included, where a request's curve holds only the sizes
-// it verified alone). The default (no load) is the single-request rate above.
+// t is the request's own curve unless the load carries the batch's (a server fits its batched
+// steps, rows it seldom sees included, where a request's curve holds only the sizes it verified
+// alone). The default (no load) is the single-request rate above.
 struct BatchLoad {
   int32_t rows = 0;
   double tokens = 0;
   double draft_ms = 0;
-  double fixed_ms = -1, row_ms = 0;  // t(n) = fixed_ms + row_ms * n when fixed_ms >= 0
+  // The batch's step time when the server has fitted it (fixed_ms >= 0):
+  //     t(n) = fixed_ms + scale * x(n),  x(n) = shape->at(n), or n without a shape,
+  // the shape being the target's curve measured at start-up (a line in n misprices the first
+  // extra rows wherever they ride on the weight reads nearly free).
+  double fixed_ms = -1, scale = 0;
+  const CostCurve* shape = nullptr;  // the server's, which outlives its requests
+  double step_ms(int32_t n) const { return fixed_ms + scale * (shape ? shape->at(n) : static_cast<double>(n)); }
 };
 
 class DraftBudget {

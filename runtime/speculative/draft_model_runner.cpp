@@ -58,6 +58,12 @@ void DraftModelRunner::truncate(int64_t length) {
   if (length < cache_.length()) cache_.truncate(length);
 }
 
+int64_t DraftModelRunner::rows_to_sync(const std::vector<int32_t>& committed) const {
+  size_t common = 0;
+  while (common < cached_.size() && common < committed.size() && cached_[common] == committed[common]) ++common;
+  return static_cast<int64_t>(committed.size() - common) + 1;
+}
+
 ForwardRequest DraftModelRunner::sync_request(const std::vector<int32_t>& tokens) {
   if (tokens.empty()) throw std::logic_error("DraftModelRunner::sync: no tokens");
   if (static_cast<int64_t>(tokens.size()) > model_->context_length()) throw std::logic_error("DraftModelRunner::sync: past the draft context");

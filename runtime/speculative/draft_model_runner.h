@@ -46,6 +46,8 @@ class DraftModelRunner {
   const KvCache& cache() const { return cache_; }
   int64_t length() const { return static_cast<int64_t>(cached_.size()); }
   int64_t last_sync_rows() const { return last_sync_rows_; }  // rows the last sync() fed
+  // Rows sync(committed + root) would feed now: the text past the longest cached prefix, and the root.
+  int64_t rows_to_sync(const std::vector<int32_t>& committed) const;
 
  private:
   void reserve(int64_t rows);

@@ -149,6 +149,10 @@ class Drafter {
   // from proposals whose catch-up is short: a long one is the cost of the text, not of the nodes,
   // and counting it once would keep a draft model off for good.
   virtual int64_t last_catch_up() const { return 0; }
+  // Rows the first draft-model forward of a proposal from `committed` would run now: its catch-up
+  // with the text and the root (the whole prompt on a request's first draft). 0 for a drafter
+  // without a draft model. A batch planner prices a draft with it.
+  virtual int64_t first_round_rows(const std::vector<int32_t>& committed) const { return 0; }
 };
 
 // A retrieval drafter with a draft-model fallback (SAM, ReSpec). draft() makes the proposal; when

@@ -19,6 +19,7 @@ class ModelChainDrafter : public Drafter {
   DraftTree propose(const DraftRequest& request) override;
   std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   int64_t last_catch_up() const override { return catch_up_; }
+  int64_t first_round_rows(const std::vector<int32_t>& committed) const override { return runner_.rows_to_sync(committed); }
   void observe(const StepFeedback& feedback) override {}
 
  private:

@@ -54,6 +54,7 @@ class ModelTreeDrafter : public Drafter {
   DraftTree propose(const DraftRequest& request) override;
   std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   int64_t last_catch_up() const override { return catch_up_; }
+  int64_t first_round_rows(const std::vector<int32_t>& committed) const override { return runner_.rows_to_sync(committed); }
   // Learns the acceptance rates from the verdicts on the tree this drafter proposed last.
   void observe(const StepFeedback& feedback) override;
   const TreeAcceptance& acceptance() const { return acceptance_; }

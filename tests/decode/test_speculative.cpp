@@ -356,12 +356,55 @@ TEST_CASE("a draft model reports its catch-up with the text: the prompt at first
   }
 }
 
-TEST_CASE("a begun step plans the rows it will verify: a retrieval draft's own tree, a draft model's most", "[spec][budget]") {
+namespace {
+
+// A tiny target and draft that never stop early, and a prompt PLD finds matches in.
+struct StepPair {
+  std::shared_ptr<const LlamaModel> target, draft;
+  std::vector<int32_t> prompt;
+};
+
+StepPair step_pair(const std::string& name) {
   auto cfg = test::tiny_config("llama");
   cfg.eos_token_ids = {};
-  auto target = test::load_model(test::write_model("plan-target", cfg, DType::BF16, 7));
-  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("plan-draft", cfg, DType::BF16, 99));
-  const std::vector<int32_t> prompt = repetitive_prompt(cfg.vocab_size);
+  return StepPair{test::load_model(test::write_model(name + "-target", cfg, DType::BF16, 7)),
+                  test::load_model(test::write_model(name + "-draft", cfg, DType::BF16, 99)), repetitive_prompt(cfg.vocab_size)};
+}
+
+}  // namespace
+
+TEST_CASE("a draft model's first forward of a step catches it up with the text: the prompt first, then what was not drafted", "[spec][budget]") {
+  const auto [target, draft, prompt] = step_pair("catchup");
+  GreedyAcceptor greedy;
+  ModelChainDrafter chain(draft, 3, SamplingParams{});
+  PldDrafter pld;
+  SpeculativeOptions options;
+  options.generate.max_new_tokens = 24;
+  SpeculativeSession session(*target, chain, greedy, prompt, options);
+  REQUIRE(session.step());  // the prefill: the draft model has seen nothing yet
+  CHECK(session.first_draft_rows() == static_cast<int64_t>(prompt.size()) + 1);
+  CHECK(session.remaining_tokens() == 23);
+  // Two undrafted steps, then a drafted one: its first forward runs those tokens and the root.
+  for (int step = 0; step < 2; ++step) {
+    session.plan_draft(0);
+    REQUIRE(session.step());
+  }
+  CHECK(session.first_draft_rows() == static_cast<int64_t>(prompt.size()) + 3);
+  session.begin_draft();
+  REQUIRE(session.draft_round() != nullptr);
+  CHECK(static_cast<int64_t>(session.draft_round()->tokens.size()) == static_cast<int64_t>(prompt.size()) + 3);
+  const ForwardRequest* forward = session.prepare();
+  REQUIRE(forward != nullptr);
+  session.complete(target->forward(session.cache(), *forward), 1.0, static_cast<int32_t>(forward->tokens.size()));
+  // Drafted: the next catch-up is the step's commits past what the draft model ran.
+  CHECK(session.first_draft_rows() <= 4);
+  SpeculativeSession retrieval(*target, pld, greedy, prompt, options);
+  REQUIRE(retrieval.step());
+  CHECK(retrieval.first_draft_rows() == 0);  // no draft model
+}
+
+TEST_CASE("a begun step plans the rows it will verify: a retrieval draft's own tree, a draft model's most", "[spec][budget]") {
+  const auto [target, draft, prompt] = step_pair("plan");
   GreedyAcceptor greedy;
   PldDrafter pld;
   ModelChainDrafter chain(draft, 3, SamplingParams{});

@@ -8,6 +8,16 @@ using specd::Acceptance;
 using specd::serve::BatchPlanner;
 using specd::serve::LinearCost;
 
+namespace {
+
+// The first chain's draft length (the planner drafts every chain that drafted last step alike).
+int32_t length(const std::vector<BatchPlanner::Decision>& decisions) {
+  REQUIRE(!decisions.empty());
+  return decisions.front().length;
+}
+
+}  // namespace
+
 TEST_CASE("a cost line fitted to exact observations is that line", "[serve][planner]") {
   LinearCost cost;
   CHECK_FALSE(cost.ready());
@@ -21,9 +31,9 @@ TEST_CASE("a cost line fitted to exact observations is that line", "[serve][plan
 }
 
 TEST_CASE("the planner drafts when rows are cheap and not when they cost a token's worth", "[serve][planner]") {
-  const std::vector<BatchPlanner::Chain> chains(8, BatchPlanner::Chain{Acceptance{0.8, 0.8}, 6, 2});
+  const std::vector<BatchPlanner::Chain> chains(8, BatchPlanner::Chain{Acceptance{0.8, 0.8}, 6, 2, 100});
   BatchPlanner memory_bound, compute_bound;
-  CHECK(memory_bound.choose(chains, {}) == -1);  // nothing observed yet: the requests' budgets decide
+  CHECK(memory_bound.choose(chains, {}).empty());  // nothing observed yet: the requests' budgets decide
   for (int i = 0; i < 64; ++i) {
     const int rows = 4 + i % 40;
     memory_bound.observe_target(rows, 4.0 + 0.02 * rows);  // reading the weights dominates
@@ -31,9 +41,74 @@ TEST_CASE("the planner drafts when rows are cheap and not when they cost a token
     compute_bound.observe_target(rows, 0.1 + 1.0 * rows);  // every row costs a full step
     compute_bound.observe_draft(rows, 0.1 + 0.2 * rows);
   }
-  CHECK(memory_bound.choose(chains, {}) >= 4);
-  CHECK(compute_bound.choose(chains, {}) == 0);
+  CHECK(length(memory_bound.choose(chains, {})) >= 4);
+  CHECK(length(compute_bound.choose(chains, {})) == 0);
   // A poor draft does not pay even on a memory-bound target.
-  const std::vector<BatchPlanner::Chain> poor(8, BatchPlanner::Chain{Acceptance{0.02, 0.02}, 6, 2});
-  CHECK(memory_bound.choose(poor, {}) == 0);
+  const std::vector<BatchPlanner::Chain> poor(8, BatchPlanner::Chain{Acceptance{0.02, 0.02}, 6, 2, 100});
+  CHECK(length(memory_bound.choose(poor, {})) == 0);
+}
+
+TEST_CASE("a fit with a prior is defined from the start and stays defined at one row count", "[serve][planner]") {
+  LinearCost line;
+  line.set_prior({{1, 4.02}, {16, 4.32}}, 8);
+  REQUIRE(line.ready());
+  CHECK(line.at(0) == Approx(4.0));
+  for (int i = 0; i < 2000; ++i) line.observe(1, 5.02);  // one client decoding plainly, slower than measured
+  REQUIRE(line.ready());
+  CHECK(line.at(1) == Approx(5.02).epsilon(0.02));
+  LinearCost single;  // one point: no slope to start from
+  single.set_prior({{1, 4.0}}, 8);
+  CHECK_FALSE(single.ready());
+}
+
+TEST_CASE("seeded with measured curves, the planner decides from the first step on their shape", "[serve][planner]") {
+  // The large demo target on a Xeon: a second row rides on the weight reads, later rows cost 0.65 ms.
+  const specd::CostCurve target({{1, 2.23}, {2, 2.28}, {3, 2.54}, {4, 2.95}, {6, 4.16}, {8, 5.59}, {16, 10.75}, {32, 20.68}});
+  const specd::CostCurve draft({{1, 0.6}, {2, 0.62}, {4, 0.8}, {8, 1.2}, {32, 3.0}});
+  BatchPlanner planner;
+  planner.seed(target, draft, 40);
+  const Acceptance good{0.8, 0.8};
+  // Alone: one drafted token costs 0.05 ms of target and a draft step, and brings 0.8 tokens.
+  CHECK(length(planner.choose({BatchPlanner::Chain{good, 4, 2, 100}}, {})) >= 1);
+  // Eight requests: every extra row costs its compute, a third of a plain step's share.
+  CHECK(length(planner.choose(std::vector<BatchPlanner::Chain>(8, BatchPlanner::Chain{good, 4, 2, 100}), {})) == 0);
+  const specd::BatchLoad priced = planner.priced({});
+  REQUIRE(priced.shape != nullptr);
+  CHECK(priced.step_ms(2) == Approx(2.28).epsilon(1e-6));
+}
+
+TEST_CASE("a chain behind the text switches drafting on once the gains it forwent would have paid its catch-up", "[serve][planner]") {
+  BatchPlanner planner;
+  for (int i = 0; i < 64; ++i) {
+    const int rows = 1 + i % 40;
+    planner.observe_target(rows, 4.0 + 0.02 * rows);
+    planner.observe_draft(rows, 0.1 + 0.05 * rows);
+  }
+  const Acceptance good{0.8, 0.8};
+  // Drafted last step (its draft model two rows behind): drafts at once.
+  CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 2, 500}}, {})) > 0);
+  // 1,000 tokens of prompt to catch up with (50 ms of draft model, a dozen plain steps): worth paying over a long
+  // answer once drafting has stayed worth it long enough, never over its last tokens.
+  BatchPlanner::Chain behind{good, 6, 1000, 500};
+  int32_t steps = 0;
+  for (; steps < 100; ++steps) {
+    const BatchPlanner::Decision d = planner.choose({behind}, {}).front();
+    if (d.length > 0) break;
+    CHECK(d.forgone_ms > behind.forgone_ms);
+    behind.forgone_ms = d.forgone_ms;
+  }
+  CHECK(steps >= 2);
+  CHECK(steps < 100);
+  CHECK(behind.forgone_ms >= 50.0 * 0.5);  // it had forgone about the price before paying it
+  BatchPlanner::Chain ending{good, 6, 1000, 3};
+  ending.forgone_ms = 1000;
+  CHECK(length(planner.choose({ending}, {})) == 0);
+  // When drafting stops paying (a compute-bound batch), the account starts again.
+  BatchPlanner costly;
+  for (int i = 0; i < 64; ++i) {
+    const int rows = 1 + i % 40;
+    costly.observe_target(rows, 0.1 + 1.0 * rows);
+    costly.observe_draft(rows, 0.1 + 0.2 * rows);
+  }
+  CHECK(costly.choose({behind}, {}).front().forgone_ms == 0);
 }

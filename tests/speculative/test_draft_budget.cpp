@@ -65,6 +65,12 @@ TEST_CASE("under a batch load the budget maximises the batch's rate, priced by t
   // A row as dear as the batch's whole rate per token: nothing pays.
   budget.set_batch_load(BatchLoad{7, 7.0, 0.0, 0.0, 1.0});
   CHECK(budget.nodes_for(0, 4) == 0);
+  // Priced on the measured curve's shape: the second row rides on the weight reads.
+  const CostCurve shape({{1, 2.2}, {2, 2.3}, {4, 3.0}, {8, 5.6}});
+  const BatchLoad shaped{0, 0.0, 0.0, 0.5, 1.0, &shape};
+  CHECK(shaped.step_ms(2) == Approx(2.8));
+  budget.set_batch_load(shaped);
+  CHECK(budget.rate(1, 0.8) == Approx(1.8 / 2.8));
 }
 
 TEST_CASE("acceptance is learned from the steps and drifts back to the prior without evidence") {
