@@ -255,7 +255,7 @@ int run_bench_methods(const Args& args) {
   const nlohmann::json draft_curve = draft ? cost_curve(*draft, 3) : nlohmann::json();
   if (method_options.adaptive_budget) {  // measured once for every method
     method_options.target_cost = as_cost_curve(target_curve);
-    if (draft) method_options.draft_ms_per_token = draft_curve[0]["ms"].get<double>();
+    if (draft) method_options.draft_cost = as_cost_curve(draft_curve);
   }
   std::map<std::string, Policy> policies;
   std::map<std::string, std::string> method_settings;  // what each method ran with, and where from

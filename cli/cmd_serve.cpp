@@ -99,7 +99,7 @@ int run_serve(const Args& args) {
     serve::ServedMethod entry;
     entry.options = deployed_options(method_args, info.name, deployment.artifact.get());
     entry.options.target_cost = deployment.target_cost;
-    if (deployment.draft) entry.options.draft_ms_per_token = deployment.draft_cost.at(1);
+    if (deployment.draft) entry.options.draft_cost = deployment.draft_cost;
     entry.lossless = info.lossless;
     deployment.methods.emplace(info.name, std::move(entry));
     served += (served.empty() ? "" : ", ") + info.name + (info.lossless ? "" : " (lossy)");

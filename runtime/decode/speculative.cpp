@@ -102,14 +102,15 @@ void observe_prefill(Drafter& drafter, const DrafterNeeds& needs, const ForwardR
 DraftRequest draft_request(const std::vector<int32_t>& committed, int32_t root, const SpeculativeOptions& options, const Drafter& drafter,
                            int64_t remaining, int64_t room, int32_t planned) {
   DraftRequest request{committed, root, options.max_draft_nodes,
-                       static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, room})))};
+                       static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, room}))),
+                       nullptr, remaining};
   if (planned >= 0) {  // the caller decided for the batch
     request.budget = options.budget;
     request.max_nodes = std::min(request.max_nodes, planned);
     request.max_depth = std::min(request.max_depth, request.max_nodes);
   } else if (options.budget) {
     request.budget = options.budget;
-    if (!drafter.limits_itself()) request.max_nodes = options.budget->nodes_for(0, request.max_nodes, request.max_depth);
+    if (!drafter.limits_itself()) request.max_nodes = request.model_nodes(drafter.first_round_rows(committed));
     request.max_depth = std::min(request.max_depth, request.max_nodes);
   }
   if (request.max_depth == 0) request.max_nodes = 0;

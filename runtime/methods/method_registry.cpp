@@ -197,9 +197,12 @@ Policy make_policy(const std::string& method, const MethodContext& c, const Shar
   builders().at(method)(policy, context, shared);
   if (c.options.adaptive_budget) {
     DraftBudgetOptions budget = c.options.budget;
-    // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node.
-    if (context.draft)
-      budget.draft_ms_per_node = c.options.draft_ms_per_token ? *c.options.draft_ms_per_token : measure_cost_curve(*context.draft, 1).at(1);
+    // Retrieval drafts cost next to nothing; a draft model's forwards are charged per node, and
+    // its catch-ups with the text by the rows they run.
+    if (context.draft) {
+      budget.draft_cost = c.options.draft_cost ? *c.options.draft_cost : measure_cost_curve(*context.draft, 32);
+      budget.draft_ms_per_node = budget.draft_cost.at(1);
+    }
     CostCurve cost = c.options.target_cost ? *c.options.target_cost : measure_cost_curve(c.target, policy.max_nodes + 1);
     policy.budget = std::make_unique<DraftBudget>(std::move(cost), budget);
   }

@@ -38,6 +38,7 @@ DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
 void DraftBudget::reset() {
   classes_.clear();
   step_ = 0;
+  forgone_ms_ = 0;
 }
 
 Acceptance DraftBudget::acceptance(int32_t cls) const {
@@ -124,6 +125,32 @@ int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth
   const auto found = classes_.find(cls);
   const bool idle = found == classes_.end() || step_ - found->second.last_drafted >= options_.probe_interval;
   return idle ? 1 : 0;
+}
+
+int32_t DraftBudget::model_nodes(int32_t max_nodes, int32_t max_depth, int64_t first_rows, int64_t remaining_tokens) {
+  const int32_t k = nodes_for(0, max_nodes, max_depth);
+  if (k == 0) {
+    forgone_ms_ = 0;
+    return 0;
+  }
+  const double c = draft_cost(0);
+  const double catch_up_ms = first_rows <= 1 ? 0.0
+                             : options_.draft_cost.empty()
+                                 ? c * static_cast<double>(first_rows - 1)
+                                 : c * (options_.draft_cost.at(static_cast<int32_t>(first_rows)) / options_.draft_cost.at(1) - 1);
+  if (catch_up_ms <= 0) return k;
+  // What drafting k saves this step: plain steps' time for the same tokens, less the step's.
+  const Acceptance a = acceptance(0);
+  const double own = expected_committed(k, a, max_depth);
+  const double gain = (load_.tokens + own) * (1 / rate(0, a, max_depth, c) - 1 / rate(k, a, max_depth, c));
+  if (gain <= 0) return 0;  // a probe: a draft model is not probed across a catch-up
+  const double steps_left = static_cast<double>(remaining_tokens) / own;
+  if (catch_up_ms <= forgone_ms_ + gain && catch_up_ms <= gain * steps_left) {
+    forgone_ms_ = 0;
+    return k;
+  }
+  forgone_ms_ += gain;
+  return 0;
 }
 
 void DraftBudget::observe(int32_t cls, int32_t drafted, int32_t accepted) {

@@ -67,6 +67,9 @@ struct DraftBudgetOptions {
   // c before the run shows it, for class 0: a draft model's cost per drafted node. Classes above
   // 0 are retrieval (Drafter::proposal_class) and start at 0.
   double draft_ms_per_node = 0;
+  // The draft model's forward cost by rows, which prices its catch-ups (model_nodes); empty:
+  // c a row.
+  CostCurve draft_cost;
   int32_t probe_interval = 16;    // steps a cheap class may go undrafted before it drafts one node (0: never)
   double probe_max_draft_share = 0.1;  // cheap: c below this share of t(1)
 };
@@ -111,6 +114,14 @@ class DraftBudget {
   // the depth add cost but no expected tokens in this model (so a tree drafter gets few nodes
   // unless its levels are accepted almost surely).
   int32_t nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth = INT32_MAX) const;
+  // Class 0's nodes when the draft model's first forward must run `first_rows` rows: its catch-up
+  // with the text (the prompt on a request's first draft, the tokens of the steps it did not
+  // draft) and the root. The catch-up is a price paid once to switch drafting on, and counted in
+  // one step it would keep a draft model off for good; ignored, it was paid after every stretch
+  // of undrafted steps whether the drafts then paid or not. So it is paid as in ski rental (as
+  // serve's batch planner does): nodes_for(0)'s length once the gains forgone while that length
+  // would have paid add up to the catch-up's price and the tokens left can repay it, else none.
+  int32_t model_nodes(int32_t max_nodes, int32_t max_depth, int64_t first_rows, int64_t remaining_tokens);
   // After a step: a proposal of class `cls` drafted `drafted` levels, `accepted` of them were kept.
   void observe(int32_t cls, int32_t drafted, int32_t accepted);
   void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
@@ -137,6 +148,7 @@ class DraftBudget {
   };
   std::map<int32_t, Counts> classes_;
   int64_t step_ = 0;  // steps observed since reset()
+  double forgone_ms_ = 0;  // model_nodes' switch-on account, since reset()
   std::vector<double> observed_ms_;  // index n: running mean of verify times, 0 if none yet
   BatchLoad load_;
 };

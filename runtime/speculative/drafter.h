@@ -22,10 +22,16 @@ struct DraftRequest {
   int32_t max_depth;         // deepest drafted node allowed (positions left in the context, etc.)
   // The cost-aware budget, or null. A drafter that knows its proposal's class before drafting
   // (limits_itself) asks it how many nodes that class pays for.
-  const DraftBudget* budget = nullptr;
+  DraftBudget* budget = nullptr;
+  int64_t remaining_tokens = INT64_MAX;  // the most tokens the request may still emit
 
   int32_t nodes_for(int32_t proposal_class) const {
     return budget ? budget->nodes_for(proposal_class, max_nodes, max_depth) : max_nodes;
+  }
+  // Nodes a draft model's proposal pays for, its first forward running `first_rows` rows
+  // (Drafter::first_round_rows: its catch-up with the text and the root).
+  int32_t model_nodes(int64_t first_rows) const {
+    return budget ? budget->model_nodes(max_nodes, max_depth, first_rows, remaining_tokens) : max_nodes;
   }
 };
 

@@ -31,10 +31,9 @@ struct MethodOptions {
   // always the full length (the reference methods' fixed lengths).
   bool adaptive_budget = true;
   DraftBudgetOptions budget;
-  // The target's cost curve and the draft's cost per drafted token; make_policy measures what is
-  // missing (a caller building several methods measures once and passes them in).
-  std::optional<CostCurve> target_cost;
-  std::optional<double> draft_ms_per_token;
+  // The target's and the draft's cost curves; make_policy measures what is missing (a caller
+  // building several methods measures once and passes them in).
+  std::optional<CostCurve> target_cost, draft_cost;
 };
 
 }  // namespace specd

@@ -145,7 +145,7 @@ DraftTree RespecDrafter::draft(const DraftRequest& request, std::unique_ptr<Draf
   }
 
   DraftRequest fallback_request = request;
-  fallback_request.max_nodes = request.nodes_for(0);
+  fallback_request.max_nodes = fallback_ ? request.model_nodes(fallback_->first_round_rows(request.committed)) : 0;
   if (fallback_request.max_nodes == 0) fallback_request.max_depth = 0;
   if (fallback_ && fallback_request.max_nodes > 0 && fallback_request.max_depth > 0) return propose_fallback(*fallback_, fallback_request, rounds);
   return DraftTree(request.root_token);

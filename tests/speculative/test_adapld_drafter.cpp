@@ -321,7 +321,7 @@ TEST_CASE("adapld skips the semantic search when the budget grants its class no 
   no_probes.probe_interval = 0;
 
   // Verifying a drafted token costs 50 one-token steps: no class pays for a node.
-  const DraftBudget costly(CostCurve({{1, 1.0}, {2, 50.0}, {64, 3000.0}}), no_probes);
+  DraftBudget costly(CostCurve({{1, 1.0}, {2, 50.0}, {64, 3000.0}}), no_probes);
   DraftRequest request{prompt, 9, 8, 8, &costly};
   REQUIRE(request.nodes_for(AdaPldDrafter::kSemanticClass) == 0);
   DraftTree tree = drafter.propose(request);
@@ -331,7 +331,7 @@ TEST_CASE("adapld skips the semantic search when the budget grants its class no 
   CHECK(lookups == 0);
 
   // Verification as cheap as one token: the search runs and finds token 1's positions.
-  const DraftBudget cheap(CostCurve({{1, 1.0}, {64, 1.0}}), no_probes);
+  DraftBudget cheap(CostCurve({{1, 1.0}, {64, 1.0}}), no_probes);
   request.budget = &cheap;
   REQUIRE(request.nodes_for(AdaPldDrafter::kSemanticClass) > 0);
   tree = drafter.propose(request);

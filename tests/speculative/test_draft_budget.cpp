@@ -181,6 +181,28 @@ TEST_CASE("a class whose drafts are dear (a draft model) is not probed") {
   CHECK(budget.nodes_for(7, 8) == 1);
 }
 
+TEST_CASE("a draft model behind the text drafts once the gains it forwent would have paid its catch-up") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.8;
+  options.probe_interval = 0;
+  options.draft_ms_per_node = 0.1;
+  options.draft_cost = CostCurve({{1, 0.1}, {64, 3.2}});  // a catch-up of 300 rows: ~14.5 ms
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.02}, {8, 1.2}}), options);
+  const int32_t steady = budget.nodes_for(0, 6);
+  REQUIRE(steady > 0);
+  // Drafted last step (the root and one token to feed): at once.
+  CHECK(budget.model_nodes(6, 6, 2, 500) == steady);
+  // 300 tokens behind: not at once, then once the forgone gains add up to the price.
+  int32_t steps = 0;
+  while (budget.model_nodes(6, 6, 301, 500) == 0 && steps < 100) ++steps;
+  CHECK(steps >= 2);
+  CHECK(steps < 100);
+  // Never with too few tokens left to repay it, however long it has waited.
+  for (int i = 0; i < 50; ++i) CHECK(budget.model_nodes(6, 6, 301, 4) == 0);
+  // No catch-up to run (a drafter without a draft model): nodes_for's answer.
+  CHECK(budget.model_nodes(6, 6, 0, 4) == steady);
+}
+
 TEST_CASE("acceptance in runs: a draft wrong at once or right for long is drafted long") {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.5;
