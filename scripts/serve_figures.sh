@@ -3,11 +3,11 @@
 # and scripts/serve_load.js at 1, 2, 4 and 8 concurrent clients for AR, sd (the lossless method
 # with a draft model), sam (the fastest lossless method on this pair: its corpus, and the draft
 # model's tree when retrieval finds nothing) and CSD (calibrated, lossy), each method asked for per
-# request. Greedy, 64
-# new tokens, the qa workload's prompts, ROUNDS rounds in which the methods take turns (a busy
-# spell of the shared machine hits them alike); the summary gives each figure's median over the
-# rounds and its ratio to AR's, and the server's fitted step cost (ms fixed + ms per verified row,
-# its /metrics) after each run: how dear verifying a draft was on this machine. Run on a quiet machine.
+# request. Greedy, 64 new tokens, the qa workload's prompts, ROUNDS rounds in which the methods
+# take turns (a busy spell of the shared machine hits them alike); the summary gives each figure's
+# median over the rounds, against AR the median and range of each round's ratio to that round's
+# AR run, and the server's fitted step cost (ms fixed + ms per verified row, its /metrics) after
+# each run: how dear verifying a draft was on this machine. Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
@@ -49,8 +49,11 @@ done
     const groups = new Map();
     for (const r of rows) { const k = r.label + "|" + r.clients; if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); }
     const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
-    console.log("| method | clients | tokens/s | vs AR | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
-    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    // Against AR run by run: each round's run over the same round's AR run (a busy spell of the
+    // machine hits both), their median and their range over the rounds.
+    const vs_ar = (label, c) => groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get("ar|" + c)[i].tokens_per_s);
+    console.log("| method | clients | tokens/s | vs AR | vs AR, rounds | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const label of ["ar", "sd", "sam", "csd"])
       for (const c of [...new Set(rows.map((r) => r.clients))]) {
         const tps = med(label, c, "tokens_per_s");
@@ -58,7 +61,9 @@ done
         const steps = known("tokens_per_step"), acc = known("acceptance");
         const fixed = known("step_fixed_ms"), row = known("step_row_ms");
         const line = fixed.length && row.length ? `${median(fixed).toFixed(2)} + ${median(row).toFixed(3)}` : "-";
-        console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${(tps / med("ar", c, "tokens_per_s")).toFixed(2)} | ${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
+        const ratios = vs_ar(label, c);
+        console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ` +
+                    `${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
                     `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);
       }
   ' "$raw"

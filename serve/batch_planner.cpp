@@ -102,7 +102,7 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
   return step;
 }
 
-std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) const {
+std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) {
   if (chains.empty() || !target_.ready() || !draft_.ready()) return {};
   const std::vector<bool> all(chains.size(), true);
   int32_t longest = 0;
@@ -118,18 +118,28 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
       best = step;
     }
   }
+  if (worth_) {
+    followed_ = kForget * followed_ + 1;
+    stayed_ = kForget * stayed_ + (k > 0 ? 1 : 0);
+  }
+  worth_ = k > 0;
   std::vector<Decision> decisions(chains.size());  // drafting does not pay: nothing forgone
   if (k == 0) return decisions;
   // What drafting saves each chain this step: plain steps' time for the same tokens, less the
   // step's, shared evenly. A chain behind pays its catch-up beyond the root once it would have
-  // saved that much, and only if its tokens left would save it again.
+  // saved that much and its tokens left would save it again, or at once where the steps drafting
+  // is expected to stay worth it (p / (1 - p) more) would save it.
   const double gain = (best.tokens / plain.rate() - best.ms) / static_cast<double>(chains.size());
+  const double stays = std::min(stayed_ / followed_, 0.999);
   std::vector<bool> drafting(chains.size());
   for (size_t c = 0; c < chains.size(); ++c) {
     const Chain& chain = chains[c];
     const double catch_up_ms = draft_.slope() * (draft_x(static_cast<int32_t>(chain.catch_up_rows)) - draft_x(1));
     const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_tokens(chain.acceptance, std::min(k, chain.max_nodes));
-    drafting[c] = catch_up_ms <= chain.forgone_ms + gain && catch_up_ms <= gain * steps_left;
+    const bool repaid = catch_up_ms <= gain * steps_left;
+    const bool rented = catch_up_ms <= chain.forgone_ms + gain;
+    const bool expected = catch_up_ms <= gain * std::min(steps_left, 1 + stays / (1 - stays));
+    drafting[c] = repaid && (rented || expected);
   }
   // The chains that switch on must pay on their own.
   const bool pays = evaluate(chains, fixed, k, drafting).rate() > plain.rate();

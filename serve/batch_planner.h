@@ -26,7 +26,11 @@
 //   rental (Karlin et al. 1988): once the gains it has forgone while drafting would have paid
 //   add up to the catch-up's price, and only if its tokens left can repay that price; never
 //   paying more than twice what knowing the future would, and never switching on for a batch that
-//   changes before it would pay (a moment alone between two others' requests).
+//   changes before it would pay (a moment alone between two others' requests). Where the server's
+//   own history says drafting, once worth it, stays worth it for long (the share of such steps
+//   followed by another), a chain switches on as soon as the gain expected over that stretch
+//   repays the catch-up: otherwise a new request waited out the ski rental on its prompt's
+//   catch-up, on every request, at a load where drafting always paid.
 //
 // No margin is asked of a draft beyond the fits' prediction: one step's time scatters by a third
 // around them here (the kernels' spin pool shares two cores with the HTTP threads and clients),
@@ -88,7 +92,7 @@ class BatchPlanner {
 
   // Every chain's draft length this step (each capped by its own max_nodes), or none while the
   // fits have too little to go on (each request's own budget decides then).
-  std::vector<Decision> choose(const std::vector<Chain>& chains, const Fixed& fixed) const;
+  std::vector<Decision> choose(const std::vector<Chain>& chains, const Fixed& fixed);
   // `load` priced by the target's fit (BatchLoad::fixed_ms, scale, shape) once it is ready, for
   // the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
   BatchLoad priced(BatchLoad load) const;
@@ -111,6 +115,10 @@ class BatchPlanner {
 
   CostCurve target_shape_, draft_shape_;
   LinearCost target_, draft_;
+  // Steps worth drafting (a draft length above 0 at the steady state) that were followed by
+  // another, out of those followed by any step: decayed counts with a prior of one in two.
+  double stayed_ = 1, followed_ = 2;
+  bool worth_ = false;  // the last step's
 };
 
 }  // namespace specd::serve

@@ -16,6 +16,18 @@ int32_t length(const std::vector<BatchPlanner::Decision>& decisions) {
   return decisions.front().length;
 }
 
+// A planner that has seen a memory-bound target (a row 0.02 ms over 4) and a draft model whose
+// rows cost their compute (0.05 ms each).
+BatchPlanner cheap_rows() {
+  BatchPlanner planner;
+  for (int i = 0; i < 64; ++i) {
+    const int rows = 1 + i % 40;
+    planner.observe_target(rows, 4.0 + 0.02 * rows);
+    planner.observe_draft(rows, 0.1 + 0.05 * rows);
+  }
+  return planner;
+}
+
 }  // namespace
 
 TEST_CASE("a cost line fitted to exact observations is that line", "[serve][planner]") {
@@ -78,17 +90,15 @@ TEST_CASE("seeded with measured curves, the planner decides from the first step 
 }
 
 TEST_CASE("a chain behind the text switches drafting on once the gains it forwent would have paid its catch-up", "[serve][planner]") {
-  BatchPlanner planner;
-  for (int i = 0; i < 64; ++i) {
-    const int rows = 1 + i % 40;
-    planner.observe_target(rows, 4.0 + 0.02 * rows);
-    planner.observe_draft(rows, 0.1 + 0.05 * rows);
-  }
-  const Acceptance good{0.8, 0.8};
+  BatchPlanner planner = cheap_rows();
+  const Acceptance good{0.8, 0.8}, poor{0.02, 0.02};
   // Drafted last step (its draft model two rows behind): drafts at once.
   CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 2, 500}}, {})) > 0);
-  // 1,000 tokens of prompt to catch up with (50 ms of draft model, a dozen plain steps): worth paying over a long
-  // answer once drafting has stayed worth it long enough, never over its last tokens.
+  // A history where drafting, once worth it, never stayed so: the next step is all it expects.
+  for (int i = 0; i < 400; ++i) planner.choose({BatchPlanner::Chain{i % 2 ? good : poor, 6, 2, 500}}, {});
+  // 1,000 tokens of prompt to catch up with (50 ms of draft model, a dozen plain steps): worth
+  // paying over a long answer once drafting has stayed worth it long enough, never over its last
+  // tokens.
   BatchPlanner::Chain behind{good, 6, 1000, 500};
   int32_t steps = 0;
   for (; steps < 100; ++steps) {
@@ -111,4 +121,12 @@ TEST_CASE("a chain behind the text switches drafting on once the gains it forwen
     costly.observe_draft(rows, 0.1 + 0.2 * rows);
   }
   CHECK(costly.choose({behind}, {}).front().forgone_ms == 0);
+}
+
+TEST_CASE("where drafting has long stayed worth it, a chain behind the text switches on at once if its answer repays the catch-up", "[serve][planner]") {
+  BatchPlanner planner = cheap_rows();
+  const Acceptance good{0.8, 0.8};
+  for (int i = 0; i < 400; ++i) planner.choose({BatchPlanner::Chain{good, 6, 2, 500}}, {});
+  CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 1000, 500}}, {})) > 0);
+  CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 1000, 3}}, {})) == 0);  // not over its last tokens
 }
