@@ -72,24 +72,13 @@ void BatchPlanner::seed(const CostCurve& target, const CostCurve& draft, int32_t
   prior(draft, draft_);
 }
 
-namespace {
-
-// Committed tokens a chain drafting k is expected to give (the root's included).
-double expected_tokens(const Acceptance& a, int32_t k) {
-  double expected = 1, reach = a.first;
-  for (int32_t i = 1; i <= k; ++i, reach *= a.next) expected += reach;
-  return expected;
-}
-
-}  // namespace
-
 BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, const Fixed& fixed, int32_t k,
                                           const std::vector<bool>& drafting) const {
   Step step{fixed.tokens, fixed.draft_ms};
   int32_t rows = fixed.rows;
   for (size_t c = 0; c < chains.size(); ++c) {
     const int32_t own = drafting[c] ? std::min(k, chains[c].max_nodes) : 0;
-    step.tokens += expected_tokens(chains[c].acceptance, own);
+    step.tokens += expected_committed(own, chains[c].acceptance);
     rows += own + 1;
   }
   // Level by level, one draft-model row per chain still drafting.
@@ -135,7 +124,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
   for (size_t c = 0; c < chains.size(); ++c) {
     const Chain& chain = chains[c];
     const double catch_up_ms = draft_.slope() * (draft_x(static_cast<int32_t>(chain.catch_up_rows)) - draft_x(1));
-    const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_tokens(chain.acceptance, std::min(k, chain.max_nodes));
+    const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_committed(std::min(k, chain.max_nodes), chain.acceptance);
     const bool repaid = catch_up_ms <= gain * steps_left;
     const bool rented = catch_up_ms <= chain.forgone_ms + gain;
     const bool expected = catch_up_ms <= gain * std::min(steps_left, 1 + stays / (1 - stays));

@@ -49,15 +49,11 @@ Acceptance DraftBudget::acceptance(int32_t cls) const {
                     (counts.next_accepted + w * prior) / (counts.next_tried + w)};
 }
 
-namespace {
-
 double expected_committed(int32_t k, Acceptance a, int32_t max_depth) {
   double expected = 1, reach = a.first;  // reach: the chance that level i is accepted
   for (int32_t i = 1; i <= std::min(k, max_depth); ++i, reach *= a.next) expected += reach;
   return expected;
 }
-
-}  // namespace
 
 double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) const {
   return expected_committed(k, acceptance(cls), max_depth);

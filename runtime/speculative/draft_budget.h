@@ -58,6 +58,10 @@ struct Acceptance {
   double first = 0, next = 0;
 };
 
+// Committed tokens a step drafting k nodes, at most max_depth deep, is expected to give, the
+// root's included: 1 + a1 * (1 + a2 + ... + a2^(min(k, depth) - 1)).
+double expected_committed(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX);
+
 struct DraftBudgetOptions {
   double prior_acceptance = 0.6;  // a1 and a2 before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
