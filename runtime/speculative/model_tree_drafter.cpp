@@ -21,7 +21,7 @@ struct PoolNode {
   int8_t bucket, rank;  // the parent's TreeAcceptance bucket, the rank among its siblings
   float q = 1.0f;       // the draft's probability of a sampled child's token (1: a top-k child)
   int64_t row = -1;  // draft cache row once the node has been fed (expanded)
-  std::shared_ptr<const std::vector<float>> child_q;  // the distribution its children were drawn from
+  std::shared_ptr<const std::vector<float>> child_q{};  // the distribution its children were drawn from
 };
 
 }  // namespace
