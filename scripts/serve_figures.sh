@@ -49,8 +49,8 @@ done
     const groups = new Map();
     for (const r of rows) { const k = r.label + "|" + r.clients; if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); }
     const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
-    // Against AR run by run: each round's run over the same round's AR run (a busy spell of the
-    // machine hits both), their median and their range over the rounds.
+    // Against AR run by run: each run of a round over the AR run of the same round (a busy spell
+    // of the machine hits both), their median and their range over the rounds.
     const vs_ar = (label, c) => groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get("ar|" + c)[i].tokens_per_s);
     console.log("| method | clients | tokens/s | vs AR | vs AR, rounds | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
