@@ -125,10 +125,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
     const Chain& chain = chains[c];
     const double catch_up_ms = draft_.slope() * (draft_x(static_cast<int32_t>(chain.catch_up_rows)) - draft_x(1));
     const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_committed(std::min(k, chain.max_nodes), chain.acceptance);
-    const bool repaid = catch_up_ms <= gain * steps_left;
-    const bool rented = catch_up_ms <= chain.forgone_ms + gain;
-    const bool expected = catch_up_ms <= gain * std::min(steps_left, 1 + stays / (1 - stays));
-    drafting[c] = repaid && (rented || expected);
+    drafting[c] = pays_catch_up(catch_up_ms, gain, chain.forgone_ms, steps_left, 1 + stays / (1 - stays));
   }
   // The chains that switch on must pay on their own.
   const bool pays = evaluate(chains, fixed, k, drafting).rate() > plain.rate();

@@ -55,6 +55,11 @@ double expected_committed(int32_t k, Acceptance a, int32_t max_depth) {
   return expected;
 }
 
+bool pays_catch_up(double catch_up_ms, double gain_ms, double forgone_ms, double steps_left, double expected_steps) {
+  if (catch_up_ms > gain_ms * steps_left) return false;
+  return catch_up_ms <= forgone_ms + gain_ms || catch_up_ms <= gain_ms * std::min(steps_left, expected_steps);
+}
+
 double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) const {
   return expected_committed(k, acceptance(cls), max_depth);
 }
@@ -140,8 +145,7 @@ int32_t DraftBudget::model_nodes(int32_t max_nodes, int32_t max_depth, int64_t f
   const double own = expected_committed(k, a, max_depth);
   const double gain = (load_.tokens + own) * (1 / rate(0, a, max_depth, c) - 1 / rate(k, a, max_depth, c));
   if (gain <= 0) return 0;  // a probe: a draft model is not probed across a catch-up
-  const double steps_left = static_cast<double>(remaining_tokens) / own;
-  if (catch_up_ms <= forgone_ms_ + gain && catch_up_ms <= gain * steps_left) {
+  if (pays_catch_up(catch_up_ms, gain, forgone_ms_, static_cast<double>(remaining_tokens) / own)) {
     forgone_ms_ = 0;
     return k;
   }

@@ -62,6 +62,13 @@ struct Acceptance {
 // root's included: 1 + a1 * (1 + a2 + ... + a2^(min(k, depth) - 1)).
 double expected_committed(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX);
 
+// Whether a draft model behind the text pays its catch-up (`catch_up_ms`) now, as in ski rental
+// (Karlin et al. 1988): drafting saves `gain_ms` a step, `forgone_ms` were forgone while it would
+// have paid, `steps_left` steps remain, and drafting is expected to stay worth it for
+// `expected_steps` of them (1 without a history of it). It pays once the forgone gains or the
+// expected stretch cover the catch-up, never when the steps left cannot repay it.
+bool pays_catch_up(double catch_up_ms, double gain_ms, double forgone_ms, double steps_left, double expected_steps = 1);
+
 struct DraftBudgetOptions {
   double prior_acceptance = 0.6;  // a1 and a2 before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
