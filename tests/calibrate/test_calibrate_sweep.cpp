@@ -35,9 +35,11 @@ const Fixture& fixture() {
     made.prompts = fixture_dir(own("sweep-prompts")) + "/prompts.jsonl";
     std::string lines;
     int i = 0;
-    for (const char* text : {"the the the the", "abc abc abc", "for i in for i in", "x = 1; x = 1;"})
-      lines += std::string("{\"id\": \"s-") + std::to_string(i) + "\", \"category\": \"" + (i++ % 2 ? "code" : "prose") +
+    for (const char* text : {"the the the the", "abc abc abc", "for i in for i in", "x = 1; x = 1;"}) {
+      lines += std::string("{\"id\": \"s-") + std::to_string(i) + "\", \"category\": \"" + (i % 2 ? "code" : "prose") +
                "\", \"prompt\": \"" + text + "\", \"max_new_tokens\": 24}\n";
+      ++i;
+    }
     write_text(made.prompts, lines);
     return made;
   }();
