@@ -18,14 +18,16 @@ repeats=${METHOD_REPEATS:-3}
 t=data/models/demo-large-target
 d=data/models/demo-large-draft
 mkdir -p "$out"
+source scripts/lib/machine_stamp.sh
 
 rm -rf "$artifact" "$artifact".*-journal.sqlite
 "$specd" calibrate sam-corpus --target $t --draft $d --out "$artifact" > "$out/sweep-sam-corpus.txt"
 sweep() {
   local policy=$1; shift
   echo "== specd calibrate sweep --policy $policy $* ==" >&2
-  "$specd" calibrate sweep --policy "$policy" --target $t --draft $d --max-prompts "$sweep_prompts" --repeats "$repeats" \
-    --out "$artifact" "$@" | tee "$out/sweep-$policy.txt" || [ $? -eq 1 ]  # exit 1: no run qualified (reported)
+  { machine_stamp
+    "$specd" calibrate sweep --policy "$policy" --target $t --draft $d --max-prompts "$sweep_prompts" --repeats "$repeats" \
+      --out "$artifact" "$@"; } | tee "$out/sweep-$policy.txt" || [ $? -eq 1 ]  # exit 1: no run qualified (reported)
 }
 sweep pld --grid tokens=5,10,20 --grid match=earliest,latest
 sweep sam --grid len_bias=2,5 --grid threshold=3,5
@@ -36,6 +38,7 @@ sweep adapld --grid layer=1,3,6 --grid branches=2,8
 methods=pld,sam,respec,respec-no-trigger,respec-no-ema,respec-lossless,adapld,adapld-lexical-only,adapld-no-branches,adapld-no-successors
 for budget in auto fixed; do
   echo "== specd bench --methods $methods --artifact $artifact --draft-budget $budget ==" >&2
-  "$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact" --draft-budget "$budget" --max-prompts "$prompts" \
-    --repeats "$repeats" --json "$out/policies-t0-$budget.json" | tee "$out/policies-t0-$budget.txt"
+  { machine_stamp
+    "$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact" --draft-budget "$budget" --max-prompts "$prompts" \
+      --repeats "$repeats" --json "$out/policies-t0-$budget.json"; } | tee "$out/policies-t0-$budget.txt"
 done

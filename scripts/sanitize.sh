@@ -39,9 +39,11 @@ stage sanitize-build build_sanitize
 # - greedy identity with 16-bit KV caches, which repeats every method's decoding (~100 s under
 #   ASan), while the forward oracles and kernel tests run the 16-bit cache paths here;
 # - bench killed with SIGKILL at random points (~50 s under ASan): no sanitizer sees a process
-#   killed, and `bench --resume` runs here in the test of its refusals.
+#   killed, and `bench --resume` runs here in the test of its refusals;
+# - `specd generate` on the large demo pair (~90 s under ASan): the same loader and engine the
+#   small pair's tests run here, on a 37.5M-parameter model.
 stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" \
-  -E "distributed as the target|commit the target|shape the target exactly|autoregressive tokens with 16-bit KV caches|bench --traces: killed with SIGKILL" "$@"
+  -E "distributed as the target|commit the target|shape the target exactly|autoregressive tokens with 16-bit KV caches|bench --traces: killed with SIGKILL|uses the large demo pair by default" "$@"
 
 stage tsan-build build_tsan
 stage tsan-ctest ctest --test-dir build-tsan --output-on-failure -j "$jobs"

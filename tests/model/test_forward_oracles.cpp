@@ -17,12 +17,6 @@ using namespace specd;
 
 namespace {
 
-std::vector<int64_t> some_tokens(int64_t n, int64_t vocab, int64_t seed) {
-  std::vector<int64_t> tokens;
-  for (int64_t i = 0; i < n; ++i) tokens.push_back((i * 131 + seed * 17 + 5) % vocab);
-  return tokens;
-}
-
 at::Tensor run(const LlamaModel& model, KvCache& cache, std::vector<int64_t> tokens, std::vector<int64_t> parents = {},
                std::vector<int64_t> positions = {}) {
   ForwardRequest request;
@@ -70,9 +64,9 @@ TEST_CASE("KV-incremental logits equal one full forward", "[model][oracle]") {
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(name, test::backend_name(backend));
   const std::string dir = test::write_model("incremental-" + name, cfg);
-  auto model = test::load_model(dir, backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(dir, backend);
   at::InferenceMode guard;
-  const auto tokens = some_tokens(40, cfg.vocab_size, 1);
+  const auto tokens = test::some_tokens(40, cfg.vocab_size, 1);
 
   KvCache full_cache = model->new_cache();
   at::Tensor full = run(*model, full_cache, tokens);
@@ -107,7 +101,7 @@ TEST_CASE("the ATen forward with a 16-bit cache: incremental equals full within 
   auto model = test::load_model(dir, true, 1, false, kv);
   auto exact = test::load_model(dir, true);
   at::InferenceMode guard;
-  const auto tokens = some_tokens(40, cfg.vocab_size, 1);
+  const auto tokens = test::some_tokens(40, cfg.vocab_size, 1);
   KvCache full_cache = model->new_cache(), exact_cache = exact->new_cache();
   const at::Tensor full = run(*model, full_cache, tokens);
   const double rounding = max_abs_diff(full, run(*exact, exact_cache, tokens));
@@ -127,9 +121,9 @@ TEST_CASE("a tree forward equals the chain forward of each root-to-node path", "
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(test::backend_name(backend));
   const std::string dir = test::write_model("tree", cfg);
-  auto model = test::load_model(dir, backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(dir, backend);
   at::InferenceMode guard;
-  const auto prefix = some_tokens(11, cfg.vocab_size, 2);
+  const auto prefix = test::some_tokens(11, cfg.vocab_size, 2);
   // Two roots (children of the last cached token), branches, and a chain of depth 4.
   const std::vector<int64_t> tree_tokens{12, 40, 77, 12, 90, 3, 55, 40, 8};
   const std::vector<int64_t> parents{-1, 0, 0, 1, 1, 2, -1, 6, 3};
@@ -173,9 +167,9 @@ TEST_CASE("committing a tree path leaves the cache AR decoding would hold", "[mo
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(test::backend_name(backend));
   const std::string dir = test::write_model("commit", cfg);
-  auto model = test::load_model(dir, backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(dir, backend);
   at::InferenceMode guard;
-  const auto prefix = some_tokens(6, cfg.vocab_size, 3);
+  const auto prefix = test::some_tokens(6, cfg.vocab_size, 3);
   const std::vector<int64_t> tree_tokens{5, 6, 7, 8, 9, 10};
   const std::vector<int64_t> parents{-1, 0, 0, 2, 3, 1};
   const std::vector<int64_t> positions{6, 7, 7, 8, 9, 8};
@@ -213,10 +207,10 @@ TEST_CASE("truncate drops rows so that a re-run gives the same logits", "[model]
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(test::backend_name(backend));
   const std::string dir = test::write_model("truncate", cfg);
-  auto model = test::load_model(dir, backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(dir, backend);
   at::InferenceMode guard;
   KvCache cache = model->new_cache();
-  run(*model, cache, some_tokens(10, cfg.vocab_size, 4));
+  run(*model, cache, test::some_tokens(10, cfg.vocab_size, 4));
   at::Tensor first = run(*model, cache, {1, 2, 3});
   run(*model, cache, {4, 5});
   cache.truncate(10);
@@ -240,7 +234,7 @@ struct BackendCase {
     auto model = test::load_model(dir, aten, threads, fp32_activations, kv);
     at::InferenceMode guard;
     KvCache cache = model->new_cache();
-    run(*model, cache, some_tokens(30, cfg.vocab_size, 9));
+    run(*model, cache, test::some_tokens(30, cfg.vocab_size, 9));
     ForwardRequest request;
     request.tokens = {4, 8, 15, 16, 23, 42};
     request.parents = {-1, 0, 0, 2, -1, 4};
@@ -310,9 +304,9 @@ TEST_CASE("a tree continued across forwards equals the chain forward of each pat
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(test::backend_name(backend));
   const std::string dir = test::write_model("tree-levels", cfg);
-  auto model = test::load_model(dir, backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(dir, backend);
   at::InferenceMode guard;
-  const auto prefix = some_tokens(9, cfg.vocab_size, 5);
+  const auto prefix = test::some_tokens(9, cfg.vocab_size, 5);
   const int64_t base = static_cast<int64_t>(prefix.size());
   KvCache cache = model->new_cache();
   run(*model, cache, prefix);
@@ -359,7 +353,7 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
   auto grow = [&](KvCache& cache) {
     std::vector<at::Tensor> logits;
     auto keep = [&](const at::Tensor& t) { logits.push_back(t.clone()); };
-    const auto prefix = some_tokens(21, cfg.vocab_size, 4);
+    const auto prefix = test::some_tokens(21, cfg.vocab_size, 4);
     const int64_t base = static_cast<int64_t>(prefix.size());
     keep(run(*model, cache, prefix));
     // Three levels of three nodes: rows base..base+2, then their children, then grandchildren.
@@ -367,7 +361,7 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
     const std::vector<std::vector<int64_t>> parents{{-1, -1, -1}, {base, base, base + 2}, {base + 3, base + 5, base + 5}};
     for (size_t level = 0; level < parents.size(); ++level) {
       ForwardRequest feed;
-      feed.tokens = some_tokens(3, cfg.vocab_size, 10 + static_cast<int64_t>(level));
+      feed.tokens = test::some_tokens(3, cfg.vocab_size, 10 + static_cast<int64_t>(level));
       feed.parents = parents[level];
       feed.positions.assign(3, base + static_cast<int64_t>(level));
       feed.tree_base = base;
@@ -390,7 +384,7 @@ TEST_CASE("continued tree forwards do not depend on the cache's unused memory", 
   const std::vector<at::Tensor> expected = grow(fresh);
 
   KvCache used = model->new_cache();
-  run(*model, used, some_tokens(60, cfg.vocab_size, 9));  // another request first
+  run(*model, used, test::some_tokens(60, cfg.vocab_size, 9));  // another request first
   used.truncate(0);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t l = 0; l < cfg.num_hidden_layers; ++l) {
@@ -424,7 +418,7 @@ TEST_CASE("a token's logits are bit-identical alone, in a chain and in a tree", 
   auto model = test::load_model(test::write_model("batch-invariance", cfg, dtype), /*aten=*/false, /*threads=*/2,
                                 /*fp32_activations=*/false, kv);
   at::InferenceMode guard;
-  const std::vector<int64_t> prompt = some_tokens(37, cfg.vocab_size, 3);
+  const std::vector<int64_t> prompt = test::some_tokens(37, cfg.vocab_size, 3);
   const std::vector<int64_t> path = {11, 42, 7, 99, 5, 250, 3, 18};
 
   // Alone: one token per forward.
@@ -489,9 +483,9 @@ TEST_CASE("a KV cache grown between forwards gives the logits of one that never 
   const test::Backend backend = GENERATE(from_range(test::all_backends()));
   CAPTURE(test::backend_name(backend));
   const ModelConfig cfg = test::tiny_config("llama");
-  auto model = test::load_model(test::write_model("kv-grow", cfg), backend.aten, 1, false, backend.kv);
+  auto model = test::load_model(test::write_model("kv-grow", cfg), backend);
   at::InferenceMode guard;
-  const auto tokens = some_tokens(40, cfg.vocab_size, 3);
+  const auto tokens = test::some_tokens(40, cfg.vocab_size, 3);
   KvCache fixed = model->new_cache(64);
   KvCache grown = model->new_cache(10);
   size_t at_token = 0;
@@ -513,10 +507,10 @@ TEST_CASE("logits_from_hidden of the last layer's states gives the forward's log
   CAPTURE(test::backend_name(backend), dtype_name(dtype));
   const ModelConfig cfg = test::tiny_config("qwen2");
   const std::string dir = test::write_model("logits-from-hidden", cfg, dtype);
-  auto model = test::load_model(dir, backend.aten, 2, false, backend.kv);
+  auto model = test::load_model(dir, backend, 2);
   KvCache cache = model->new_cache();
   ForwardRequest request;
-  request.tokens = some_tokens(23, cfg.vocab_size, 6);
+  request.tokens = test::some_tokens(23, cfg.vocab_size, 6);
   request.hidden_layers = {static_cast<int>(cfg.num_hidden_layers)};
   const ForwardResult result = model->forward(cache, request);
   const FloatRows all = model->logits_from_hidden(result.hidden[0].data(), result.hidden[0].rows);

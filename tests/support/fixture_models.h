@@ -1,5 +1,6 @@
 #pragma once
 // Small random-weight checkpoints written by the tests themselves.
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -28,6 +29,13 @@ inline ModelConfig tiny_config(const std::string& model_type = "llama") {
   cfg.qkv_bias = model_type == "qwen2";
   cfg.eos_token_ids = {300};
   return cfg;
+}
+
+// n token ids below `vocab`, a fixed pseudo-random sequence per seed.
+inline std::vector<int64_t> some_tokens(int64_t n, int64_t vocab, int64_t seed) {
+  std::vector<int64_t> tokens;
+  for (int64_t i = 0; i < n; ++i) tokens.push_back((i * 131 + seed * 17 + 5) % vocab);
+  return tokens;
 }
 
 inline std::string fixture_dir(const std::string& name) {
@@ -66,14 +74,29 @@ inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten 
 
 // The CPU kernels at every KV cache type and the ATen forward with a float32 cache, for GENERATE:
 // the exact oracles hold for each. (The ATen forward with 16-bit caches is not batch-invariant
-// at the cache's rounding; test_forward_oracles.cpp checks it within that.)
+// at the cache's rounding; test_forward_oracles.cpp checks it within that.) With SPECD_TEST_CUDA
+// set (scripts/cuda_check.sh) the ATen forward on the default CUDA device joins them: asked for,
+// it must run, so a machine without CUDA fails these tests instead of skipping them.
 struct Backend {
   bool aten;
   KvType kv;
+  std::string device = "cpu";
 };
 inline std::vector<Backend> all_backends() {
-  return {{false, KvType::F32}, {false, KvType::BF16}, {false, KvType::F16}, {true, KvType::F32}};
+  std::vector<Backend> backends{{false, KvType::F32}, {false, KvType::BF16}, {false, KvType::F16}, {true, KvType::F32}};
+  if (std::getenv("SPECD_TEST_CUDA")) backends.push_back({true, KvType::F32, "cuda"});
+  return backends;
 }
-inline std::string backend_name(const Backend& b) { return std::string(b.aten ? "aten" : "cpu") + "/kv-" + kv_type_name(b.kv); }
+inline std::string backend_name(const Backend& b) {
+  return std::string(b.aten ? "aten" : "cpu") + "/kv-" + kv_type_name(b.kv) + (b.device == "cpu" ? "" : "/" + b.device);
+}
+inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, const Backend& b, int threads = 1) {
+  DeviceSpec device;
+  device.name = b.device;
+  device.threads = threads;
+  device.aten_on_cpu = b.aten && b.device == "cpu";
+  device.kv_type = b.kv;
+  return LlamaModel::load(dir, device);
+}
 
 }  // namespace specd::test

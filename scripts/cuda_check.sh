@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The CUDA path on a machine with an NVIDIA GPU and a CUDA build of libtorch (PyTorch's own, found
+# through `python3 -c "import torch"` unless TORCH_PREFIX names another), besides the Debian
+# packages scripts/setup.sh installs. Builds specd with the ATen backend in build-cuda/, then:
+#   1. the forward oracles on CUDA: the ATen forward on the GPU against the CPU kernels, and the
+#      exact oracles (incremental = full, tree = chains, commit_path, truncate) on the GPU, each
+#      test case in its own process;
+#   2. greedy text of the demo target, CPU kernels against CUDA;
+#   3. the forward's cost by row count, and every lossless method against AR on the small demo pair
+#      (auto and fixed draft budgets), on the GPU.
+# Usage: [CMAKE_ARGS=...] [MAX_PROMPTS=4] [METHOD_REPEATS=3] scripts/cuda_check.sh [OUT_DIR]
+# (default reports/cuda; CMAKE_ARGS go to the configure step). Everything it prints goes to
+# OUT_DIR/cuda-check.txt as well; the bench tables also as JSON.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-reports/cuda}
+mkdir -p "$out"
+exec > >(tee "$out/cuda-check.txt") 2>&1
+
+prefix=${TORCH_PREFIX:-$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')}
+echo "== machine"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+lscpu | grep -m1 "Model name"
+python3 -c 'import torch; print("libtorch", torch.__version__, "CUDA", torch.version.cuda)' 2>/dev/null || true
+
+echo "== build (build-cuda, libtorch from $prefix)"
+start=$SECONDS
+cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPECD_WITH_TORCH=ON -DCMAKE_PREFIX_PATH="$prefix" ${CMAKE_ARGS:-} \
+  > "$out/configure.txt" 2>&1 || { grep -A12 "CMake Error" "$out/configure.txt"; exit 1; }
+# -k 0: every compile error in one run.
+cmake --build build-cuda --target specd specd-aten specd_test_model -j "$(nproc)" -- -k 0 > "$out/build.txt" 2>&1 ||
+  { grep -E -A3 "error|FAILED" "$out/build.txt" | head -n 80; exit 1; }
+echo "built in $((SECONDS - start)) s"
+
+echo "== 1. forward oracles on CUDA, each test case alone (a crash hides nothing else)"
+tests=build-cuda/tests/specd_test_model
+"$tests" "[cuda],[oracle],[kv]" --list-test-names-only | grep -v "^$" > "$out/oracle-names.txt"
+while IFS= read -r name; do
+  # Catch reads commas in a name as separators.
+  SPECD_TEST_CUDA=1 "$tests" "${name//,/\\,}" --reporter compact > "$out/oracle-one.txt" 2>&1 && rc=0 || rc=$?
+  echo "rc=$rc  $name :: $(grep -E "^(Passed|Failed|All)" "$out/oracle-one.txt" | tail -n 1)"
+  [ "$rc" -eq 0 ] || grep -E "failed" "$out/oracle-one.txt" | head -n 3
+done < "$out/oracle-names.txt"
+rm -f "$out/oracle-names.txt" "$out/oracle-one.txt"
+
+specd=build-cuda/cli/specd
+t=data/models/demo-target
+d=data/models/demo-draft
+echo "== 2. greedy text, CPU kernels (float32 activations) against CUDA"
+same=0
+for w in code_editing qa summarization translation; do
+  for i in 0 1; do
+    args=(--model $t --workload data/workloads/$w.jsonl --prompt-index $i --max-new-tokens 64)
+    if [ "$("$specd" generate "${args[@]}" --fp32-activations)" = "$("$specd" generate "${args[@]}" --device cuda)" ]; then
+      same=$((same + 1))
+    else
+      echo "$w prompt $i differs"
+    fi
+  done
+done
+echo "greedy text equal on $same of 8 prompts"
+
+echo "== 3. on the GPU: the forward's cost by new-token count, and the methods against AR"
+"$specd" bench --model $t --device cuda --forward-sizes 1 2 4 8 16 32 --repeats 20
+for budget in auto fixed; do
+  echo "-- draft budget $budget"
+  "$specd" bench --model $t --draft $d --device cuda --methods sd,sd-tree,pld,sam --draft-budget $budget \
+    --max-prompts "${MAX_PROMPTS:-4}" --repeats "${METHOD_REPEATS:-3}" --json "$out/methods-$budget.json"
+done
