@@ -62,11 +62,14 @@ inline std::string write_model(const std::string& name, const ModelConfig& cfg, 
 
 // aten: the device-generic ATen forward instead of the CPU kernels. fp32_activations: no BF16
 // rounding of activations for BF16 weights (cpu/matmul_bf16_dot.h). kv: the KV caches' type.
+// device: "cpu", or a CUDA device (always the ATen forward).
 inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, bool aten = false, int threads = 1,
-                                              bool fp32_activations = false, KvType kv = KvType::F32) {
+                                              bool fp32_activations = false, KvType kv = KvType::F32,
+                                              const std::string& device_name = "cpu") {
   DeviceSpec device;
+  device.name = device_name;
   device.threads = threads;
-  device.aten_on_cpu = aten;
+  device.aten_on_cpu = aten && device_name == "cpu";
   device.fp32_activations = fp32_activations;
   device.kv_type = kv;
   return LlamaModel::load(dir, device);
@@ -91,12 +94,7 @@ inline std::string backend_name(const Backend& b) {
   return std::string(b.aten ? "aten" : "cpu") + "/kv-" + kv_type_name(b.kv) + (b.device == "cpu" ? "" : "/" + b.device);
 }
 inline std::shared_ptr<LlamaModel> load_model(const std::string& dir, const Backend& b, int threads = 1) {
-  DeviceSpec device;
-  device.name = b.device;
-  device.threads = threads;
-  device.aten_on_cpu = b.aten && b.device == "cpu";
-  device.kv_type = b.kv;
-  return LlamaModel::load(dir, device);
+  return load_model(dir, b.aten, threads, false, b.kv, b.device);
 }
 
 }  // namespace specd::test
