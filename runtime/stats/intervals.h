@@ -24,7 +24,9 @@ Interval clopper_pearson_interval(int64_t successes, int64_t n, double confidenc
 // which need not be independent within a cluster: the ratio estimator p = sum s_k / sum n_k with
 // its linearized (sandwich) variance K/(K-1) * sum (s_k - p n_k)^2 / (sum n_k)^2 and a Student t
 // quantile with K - 1 degrees of freedom (Cochran 1977, ch. 6; the survey and GEE "robust"
-// interval), clamped to [0, 1]. Clusters with n = 0 are dropped; fewer than two left: [0, 1].
+// interval), clamped to [0, 1]. Clusters with n = 0 are dropped; fewer than two left: [0, 1]. When
+// every cluster has the same rate (no spread to estimate from), Wilson's interval at that rate with
+// one observation per cluster.
 // std::invalid_argument as Wilson's for a cluster's counts.
 Interval cluster_interval(const std::vector<std::pair<int64_t, int64_t>>& clusters, double confidence = 0.95);
 

@@ -551,4 +551,14 @@ TEST_CASE("intervals: the prompt-clustered interval of a pooled proportion, by h
   CHECK(wide.low == 0);
   CHECK(wide.high == 1);
   CHECK_THROWS(cluster_interval({{3, 2}, {1, 4}}));
+  // Every cluster at one rate: no zero-width interval, but Wilson's with a cluster as one observation.
+  const Interval all_covered = cluster_interval({{3, 3}, {5, 5}, {2, 2}});
+  CHECK(all_covered.high == 1);
+  CHECK(all_covered.low == Approx(wilson_interval(3, 3).low).epsilon(1e-12));
+  // p = 2/3 over 2 clusters: center (2 * 2 * p + z^2) / (2 (2 + z^2)), half z / (2 (2 + z^2)) * sqrt(4 * 2 * p * q + z^2).
+  const Interval same_rate = cluster_interval({{2, 3}, {4, 6}});
+  const double z = 1.959963984540054, denom = 2 * (2 + z * z);
+  const double center = (4.0 * 2 / 3 + z * z) / denom, spread = z / denom * std::sqrt(8.0 * 2 / 9 + z * z);
+  CHECK(same_rate.low == Approx(center - spread).epsilon(1e-12));
+  CHECK(same_rate.high == Approx(center + spread).epsilon(1e-12));
 }
