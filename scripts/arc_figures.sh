@@ -19,15 +19,18 @@ prompts=${MAX_PROMPTS:-10}
 repeats=${METHOD_REPEATS:-3}
 t=data/models/demo-large-target
 d=data/models/demo-large-draft
+source scripts/lib/machine_stamp.sh
 mkdir -p "$out"
+# Runs a command with the machine stamp first, its output kept in the file named first.
+stamped() { local file=$1; shift; { machine_stamp; "$@"; } | tee "$file"; }
 
 rm -rf "$artifact" "$artifact".*-journal.sqlite
 echo "== specd calibrate arc ==" >&2
-"$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --out "$artifact" | tee "$out/calibrate-arc.txt"
-"$specd" audit arc --artifact "$artifact" | tee "$out/audit-arc.txt"
+stamped "$out/calibrate-arc.txt" "$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --out "$artifact"
+stamped "$out/audit-arc.txt" "$specd" audit arc --artifact "$artifact"
 # The same samples under the split rule (ratios at delta / 2): the coverage JS <= U_min is meant to have.
 rm -rf "$artifact-split" "$artifact-split".*-journal.sqlite
-"$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --rule split --out "$artifact-split" | tee "$out/calibrate-arc-split.txt"
+stamped "$out/calibrate-arc-split.txt" "$specd" calibrate arc --target $t --draft $d --temperature 1 --sites candidates --rule split --out "$artifact-split"
 
 methods=sd-tree,arc,arc-prune-only,arc-lts-only
 for run in t1-fixed t1-auto t0-fixed; do
@@ -38,25 +41,25 @@ for run in t1-fixed t1-auto t0-fixed; do
   [ "$temperature" = 0 ] && methods_here=sd-tree,arc-prune-only || { methods_here=$methods; option=(--artifact "$artifact"); }
   echo "== specd bench --methods $methods_here (T=$temperature, --draft-budget $budget) ==" >&2
   rm -f "$out/arc-$run.sqlite"
-  "$specd" bench --model $t --draft $d --methods "$methods_here" "${option[@]}" --temperature "$temperature" --draft-budget "$budget" \
-    --max-prompts "$prompts" --repeats "$repeats" --json "$out/arc-$run.json" --traces "$out/arc-$run.sqlite" | tee "$out/arc-$run.txt"
+  stamped "$out/arc-$run.txt" "$specd" bench --model $t --draft $d --methods "$methods_here" "${option[@]}" --temperature "$temperature" --draft-budget "$budget" \
+    --max-prompts "$prompts" --repeats "$repeats" --json "$out/arc-$run.json" --traces "$out/arc-$run.sqlite"
   if [ "$temperature" = 1 ]; then
-    "$specd" audit arc --artifact "$artifact" --traces "$out/arc-$run.sqlite" | tee "$out/audit-arc-deploy-$run.txt" || [ $? -eq 1 ]
+    stamped "$out/audit-arc-deploy-$run.txt" "$specd" audit arc --artifact "$artifact" --traces "$out/arc-$run.sqlite" || [ $? -eq 1 ]
   fi
 done
 
 # Greedy: constants calibrated at T = 0 (the point mass makes U_logit_raw one constant, so the
 # embedding side decides), then every ARC method at T = 0.
 rm -rf "$artifact-t0" "$artifact-t0".*-journal.sqlite
-"$specd" calibrate arc --target $t --draft $d --temperature 0 --sites candidates --out "$artifact-t0" | tee "$out/calibrate-arc-t0.txt"
+stamped "$out/calibrate-arc-t0.txt" "$specd" calibrate arc --target $t --draft $d --temperature 0 --sites candidates --out "$artifact-t0"
 rm -f "$out/arc-t0-fixed-lossy.sqlite"
-"$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
-  --repeats "$repeats" --json "$out/arc-t0-fixed-lossy.json" --traces "$out/arc-t0-fixed-lossy.sqlite" | tee "$out/arc-t0-fixed-lossy.txt"
+stamped "$out/arc-t0-fixed-lossy.txt" "$specd" bench --model $t --draft $d --methods "$methods" --artifact "$artifact-t0" --temperature 0 --draft-budget fixed --max-prompts "$prompts" \
+  --repeats "$repeats" --json "$out/arc-t0-fixed-lossy.json" --traces "$out/arc-t0-fixed-lossy.sqlite"
 
 echo "== specd bench --methods sd-tree,sd (T=0, --draft-budget fixed): the draft tree's cost ==" >&2
 rm -f "$out/tree-cost.sqlite"
-"$specd" bench --model $t --draft $d --methods sd-tree,sd --draft-budget fixed --temperature 0 --workloads data/calibration --max-prompts 10 \
-  --repeats "$repeats" --traces "$out/tree-cost.sqlite" | tee "$out/tree-cost.txt"
+stamped "$out/tree-cost.txt" "$specd" bench --model $t --draft $d --methods sd-tree,sd --draft-budget fixed --temperature 0 --workloads data/calibration --max-prompts 10 \
+  --repeats "$repeats" --traces "$out/tree-cost.sqlite"
 for run in $("$specd" traces list --file "$out/tree-cost.sqlite" | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
   "$specd" traces export --file "$out/tree-cost.sqlite" --run "$run" --format jsonl
 done | python3 -c '
