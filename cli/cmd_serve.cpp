@@ -32,6 +32,8 @@ int run_serve(const Args& args) {
       ("port", po::value(&server.port)->default_value(8080), "port to listen on (0: any free one, printed)")
       ("parallel", po::value(&server.parallel)->default_value(4), "requests decoded at once (their steps take turns)")
       ("queue", po::value(&server.queue)->default_value(16), "requests that may wait for a slot; more are answered 429")
+      ("prefill-chunk", po::value(&server.prefill_chunk)->default_value(server.prefill_chunk),
+       "the most prompt tokens a request prefills per step, so a long prompt does not stall the others (0: all at once)")
       ("api-key", po::value(&server.api_key), "require 'Authorization: Bearer KEY' (default: $SPECD_API_KEY, else none)")
       ("max-tokens", po::value(&max_tokens)->default_value(512), "the most new tokens a request may ask for (and a chat's default)")
       ("max-body", po::value(&server.max_body)->default_value(1 << 20), "the largest request body in bytes");
@@ -46,6 +48,7 @@ int run_serve(const Args& args) {
   if (server.port < 0 || server.port > 65535) input_error("--port", "must be in [0, 65535]");
   if (server.parallel < 1 || server.parallel > 256) input_error("--parallel", "must be in [1, 256]");
   if (server.queue < 0 || server.queue > 4096) input_error("--queue", "must be in [0, 4096]");
+  if (server.prefill_chunk < 0) input_error("--prefill-chunk", "must not be negative");
   if (max_tokens < 1) input_error("--max-tokens", "must be at least 1");
   if (server.max_body < 1024) input_error("--max-body", "must be at least 1024 bytes");
   if (!vm.count("api-key"))

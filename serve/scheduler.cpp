@@ -57,8 +57,8 @@ struct Scheduler::Slot {
   BatchLoad share = kPlainStep;
 };
 
-Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics)
-    : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), metrics_(metrics) {
+Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics)
+    : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), prefill_chunk_(prefill_chunk), metrics_(metrics) {
   // Seeded over the rows of a batch whose every slot drafts a whole chain.
   int32_t gamma = 1;
   for (const auto& [name, served] : deployment.methods) gamma = std::max(gamma, served.options.gamma);
@@ -134,6 +134,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     SpeculativeOptions options = loop_options(*plan.policy, plan.generate);
     options.record_steps = false;
     options.root_entropy = false;
+    options.prefill_chunk = prefill_chunk_;
     options.generate.on_token = [s](int32_t token) {
       const std::string piece = s->text->push(token);
       Job& j = *s->job;
@@ -362,7 +363,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
     }
     try {
       slot.session->complete(std::move(results[b]), forward_ms, rows);
-      if (!slot.prefilled) {
+      if (!slot.prefilled && slot.session->started()) {
         slot.prefilled = true;
         std::lock_guard<std::mutex> lock(slot.job->mutex_);
         slot.job->progress_.started = true;

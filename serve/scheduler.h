@@ -1,8 +1,8 @@
 #pragma once
 // The decoding thread and its queue. Requests wait in a bounded queue (full: 429) for one of
 // `parallel` slots. Each step of the thread is one batched forward of every running request
-// (LlamaModel::forward_batch: a newcomer's prefill, the others' draft trees, their rows through
-// the weights together, attention per request), so requests join and leave between steps, a
+// (LlamaModel::forward_batch: a newcomer's prefill, by chunks, the others' draft trees, their rows
+// through the weights together, attention per request), so requests join and leave between steps, a
 // cancelled one (its client gone) frees its slot at the next step, and each request's draft
 // budget weighs what the batch's other rows cost (DraftBudget::BatchLoad). One thread runs every
 // forward: the CPU kernels' spin pool is not shared between threads, and CSD's shared correction
@@ -64,7 +64,8 @@ class Job {
 
 class Scheduler {
  public:
-  Scheduler(const Deployment& deployment, int parallel, int queue_limit, ServerMetrics& metrics);
+  // prefill_chunk: the most prompt rows a request prefills in one step (0: its whole prompt).
+  Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics);
   ~Scheduler();  // stops the thread; requests still queued or running end as cancelled
 
   // Queues a planned request. RequestError 429 when the queue is full, 503 once draining.
@@ -95,6 +96,7 @@ class Scheduler {
 
   const Deployment& deployment_;
   const int parallel_, queue_limit_;
+  const int64_t prefill_chunk_;
   BatchPlanner planner_;  // the decoding thread's only
   ServerMetrics& metrics_;
   mutable std::mutex mutex_;

@@ -71,8 +71,15 @@ double normalized_entropy(const float* row, int64_t vocab) {
   return vocab > 1 ? softmax_entropy(row, vocab) / std::log(static_cast<double>(vocab)) : 0.0;
 }
 
-// The prompt's forward: logits of the last row, or of the rows the drafter asked to see (with
-// their hidden states); `observed_rows` is how many of the prompt's last positions it observes.
+// How many of the prompt's last rows the prefill's last forward must hold: the rows whose outputs
+// the drafter observes, or the last row, whose logits give the first token.
+int64_t last_prefill_rows(const DrafterNeeds& needs, int64_t n) {
+  if (!needs.prefill) return std::min<int64_t>(1, n);
+  return needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, n) : n;
+}
+
+// The prompt's (last) forward: logits of the last row, or of the rows the drafter asked to see
+// (with their hidden states); `observed_rows` is how many of the prompt's last positions it observes.
 ForwardRequest prefill_request(const DrafterNeeds& needs, const std::vector<int32_t>& prompt, int64_t& observed_rows) {
   const int64_t n = static_cast<int64_t>(prompt.size());
   if (needs.prefill_logits_rows > 0 && needs.target_entropy)
@@ -88,7 +95,8 @@ ForwardRequest prefill_request(const DrafterNeeds& needs, const std::vector<int3
   return prefill;
 }
 
-// Shows the drafter the prompt's last `observed_rows` positions (of `n`) as the prefill gave them.
+// Shows the drafter the prompt's last `observed_rows` positions as the prefill's last forward (of `n`
+// rows) gave them.
 void observe_prefill(Drafter& drafter, const DrafterNeeds& needs, const ForwardResult& prefilled, int64_t n, int64_t observed_rows) {
   std::vector<int32_t> rows;
   for (int64_t i = n - observed_rows; i < n; ++i) rows.push_back(static_cast<int32_t>(i));
@@ -211,6 +219,7 @@ SpeculativeSession::~SpeculativeSession() = default;
 struct SpeculativeSession::Pending {
   ForwardRequest forward;
   bool prefill = false;
+  int64_t prefill_end = 0;    // prefill: where this forward's prompt rows end
   bool prepared = false;      // prepare() has returned the target's forward
   int64_t observed_rows = 0;  // prefill: the prompt rows the drafter observes
   // A decode step's draft:
@@ -271,7 +280,14 @@ const ForwardRequest* SpeculativeSession::prepare() {
   p.prepared = true;
   const DrafterNeeds needs = drafter_.needs();
   if (p.prefill) {
-    p.forward = prefill_request(needs, prompt_, p.observed_rows);
+    p.prefill_end = prefill_end(needs);
+    if (p.prefill_end < static_cast<int64_t>(prompt_.size())) {  // a chunk: only its KV rows are wanted
+      p.forward = ForwardRequest{};
+      p.forward.tokens.assign(prompt_.begin() + prefilled_, prompt_.begin() + p.prefill_end);
+      p.forward.logits = LogitsWanted::None;
+    } else {  // the last forward, numbered from its own first row
+      p.forward = prefill_request(needs, std::vector<int32_t>(prompt_.begin() + prefilled_, prompt_.end()), p.observed_rows);
+    }
     return &p.forward;
   }
   // Rounds the caller did not run, alone; then prune. The tree is verified by the forward the
@@ -301,12 +317,19 @@ const ForwardRequest* SpeculativeSession::prepare() {
   return &p.forward;
 }
 
+int64_t SpeculativeSession::prefill_end(const DrafterNeeds& needs) const {
+  const int64_t n = static_cast<int64_t>(prompt_.size());
+  const int64_t last = last_prefill_rows(needs, n);
+  if (options_.prefill_chunk <= 0 || n - prefilled_ <= std::max(options_.prefill_chunk, last)) return n;
+  return std::min(prefilled_ + options_.prefill_chunk, n - last);
+}
+
 double SpeculativeSession::expected_tokens() const { return pending_ ? pending_->expected_tokens : 1.0; }
 
 int32_t SpeculativeSession::planned_rows() const {
   if (!pending_) return 0;
   if (pending_->prepared) return static_cast<int32_t>(pending_->forward.tokens.size());
-  if (pending_->prefill) return static_cast<int32_t>(prompt_.size());
+  if (pending_->prefill) return static_cast<int32_t>(prefill_end(drafter_.needs()) - prefilled_);
   return pending_->shape.nodes + 1;
 }
 
@@ -322,13 +345,16 @@ void SpeculativeSession::complete(ForwardResult result, double forward_ms, int32
   Pending& p = *pending;
   const DrafterNeeds needs = drafter_.needs();
   if (p.prefill) {
+    out_.stats.prefill_ms += forward_ms;
+    const int64_t rows = p.prefill_end - prefilled_;  // this forward's
+    prefilled_ = p.prefill_end;
+    if (prefilled_ < static_cast<int64_t>(prompt_.size())) return;  // a chunk: more of the prompt next step
     // The drafter sees the prompt rows it asked for; the first token comes from the last row.
     started_ = true;
     const float* first = result.logits.row(result.logits.rows - 1);
-    out_.stats.prefill_ms = forward_ms;
     decode_start_ = Clock::now();
     drafter_.begin(prompt_, options_.generate.sampling.seed);
-    if (needs.prefill) observe_prefill(drafter_, needs, result, static_cast<int64_t>(prompt_.size()), p.observed_rows);
+    if (needs.prefill) observe_prefill(drafter_, needs, result, rows, p.observed_rows);
     if (options_.budget) options_.budget->reset();
     // H_m of the next root, for the pruner and an acceptor with buckets: from the row the root is
     // drawn from (computed only when one of them asks).

@@ -38,6 +38,10 @@ struct SpeculativeOptions {
   bool record_steps = true;
   // Optional: drops drafted nodes before verification (design.md's pruner stage).
   Pruner* pruner = nullptr;
+  // The most prompt rows one forward prefills (0: the whole prompt in one). A server bounds so how
+  // much a newcomer's prompt lengthens the steps of the requests decoding beside it. The rows
+  // whose outputs the drafter observes always come in the last forward.
+  int64_t prefill_chunk = 0;
   // Optional: sees every step's verified tree, its verdicts and the target's logits rows
   // ([tree.size(), vocab]) before the drafter does; calibration records rejections with it.
   std::function<void(const DraftTree& tree, const AcceptResult& result, const float* logits, int64_t vocab)> on_step;
@@ -61,10 +65,12 @@ class SpeculativeSession {
   SpeculativeSession(const SpeculativeSession&) = delete;
   SpeculativeSession& operator=(const SpeculativeSession&) = delete;
 
-  // The prefill on the first call, one draft-verify-accept step on each later one; emits the
+  // The prefill on the first call (or calls, by chunks), then one draft-verify-accept step a call; emits the
   // step's tokens through on_token. False once the request has ended (stop token or budget).
   bool step();
   bool finished() const { return !going_; }
+  // The prompt is prefilled (the first token is known); with a prefill chunk, after several steps.
+  bool started() const { return started_; }
 
   // step() in parts, so that a server can run many sessions' forwards as batches
   // (LlamaModel::forward_batch). prepare() drafts (on the first call: nothing) and returns the
@@ -124,6 +130,9 @@ class SpeculativeSession {
   std::unique_ptr<Emitter> emit_;
   std::unique_ptr<Pending> pending_;  // between prepare() and complete()
   bool started_ = false, going_ = true;
+  int64_t prefilled_ = 0;  // prompt rows in the KV cache while the prefill runs in chunks
+  // Where this step's prefill forward ends in the prompt (the prompt's length: the last forward).
+  int64_t prefill_end(const DrafterNeeds& needs) const;
   std::chrono::steady_clock::time_point decode_start_;
   double root_entropy_normalized_ = 0;
   bool wants_root_entropy() const { return options_.pruner || acceptor_.uses_root_entropy(); }

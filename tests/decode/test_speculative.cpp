@@ -16,6 +16,7 @@
 #include "fixture_models.h"
 
 #include <limits>
+#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -431,5 +432,65 @@ TEST_CASE("a begun step plans the rows it will verify: a retrieval draft's own t
       ++steps;
     }
     CHECK(steps > 0);
+  }
+}
+
+TEST_CASE("a prompt prefilled in chunks decodes what one prefill decodes, the rows a drafter observes all in the last forward",
+          "[spec][prefill]") {
+  auto cfg = test::tiny_config("llama");
+  cfg.eos_token_ids = {};
+  auto target = test::load_model(test::write_model("spec-target-chunks", cfg, DType::BF16, 21), false, 1, false, KvType::F32);
+  std::shared_ptr<const LlamaModel> draft = test::load_model(test::write_model("spec-draft-chunks", cfg, DType::BF16, 99), false, 1, false, KvType::F32);
+  const std::vector<int32_t> prompt = repetitive_prompt(cfg.vocab_size);  // 32 tokens
+  const int64_t n = static_cast<int64_t>(prompt.size());
+  const auto method = GENERATE(as<std::string>{}, "sd", "pld", "sam", "respec-lossless", "adapld");
+  const double temperature = GENERATE(0.0, 0.8);
+  CAPTURE(method, temperature);
+  // One request, its prefill forwards' rows recorded.
+  const auto decode = [&](int64_t chunk, std::vector<int64_t>& prefill_rows) {
+    GenerateOptions generate;
+    generate.max_new_tokens = 24;
+    generate.sampling.temperature = temperature;
+    generate.sampling.seed = 5;
+    MethodOptions method_options;
+    method_options.gamma = 4;
+    method_options.sam.len_threshold = 3;
+    Policy policy = make_policy(method, MethodContext{*target, draft, generate.sampling, method_options, nullptr});
+    SpeculativeOptions options;
+    options.generate = generate;
+    options.max_draft_nodes = policy.max_nodes;
+    options.max_draft_depth = policy.max_depth;
+    options.prefill_chunk = chunk;
+    SpeculativeSession session(*target, *policy.drafter, *policy.acceptor, prompt, options);
+    while (!session.finished()) {
+      const bool prefilling = !session.started();
+      session.begin_draft();
+      const int32_t planned = session.planned_rows();
+      const ForwardRequest* forward = session.prepare();
+      if (!forward) break;
+      const int32_t rows = static_cast<int32_t>(forward->tokens.size());
+      // A prefill plans its rows exactly; a step at most (a draft model's rounds may draft fewer).
+      if (prefilling) CHECK(planned == rows);
+      else CHECK(planned >= rows);
+      if (prefilling) prefill_rows.push_back(rows);
+      session.complete(target->forward(session.cache(), *forward), 1.0, rows);
+    }
+    return session.finish().tokens;
+  };
+  std::vector<int64_t> whole_rows;
+  const std::vector<int32_t> whole = decode(0, whole_rows);
+  CHECK(whole_rows == std::vector<int64_t>{n});
+  for (int64_t chunk : {1, 2, 5}) {
+    CAPTURE(chunk);
+    std::vector<int64_t> rows;
+    CHECK(decode(chunk, rows) == whole);
+    REQUIRE(!rows.empty());
+    CHECK(std::accumulate(rows.begin(), rows.end(), int64_t{0}) == n);
+    for (size_t i = 0; i + 1 < rows.size(); ++i) CHECK(rows[i] <= chunk);
+    // The last forward holds the rows the drafter observes: adapld every prompt row, respec its
+    // longest key (3); the others only need the last row's logits.
+    if (method == "adapld") CHECK(rows.size() == 1);
+    else if (method == "respec-lossless") CHECK((rows.back() >= 3 && rows.back() <= std::max<int64_t>(chunk, 3)));
+    else CHECK(rows.size() == static_cast<size_t>((n + chunk - 1) / chunk));
   }
 }

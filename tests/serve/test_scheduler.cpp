@@ -70,7 +70,10 @@ TEST_CASE("requests decoded side by side give what each gives alone", "[serve]")
   const Deployment d = demo_deployment();
   ServerMetrics metrics;
   // sd's chain and sam's fallback tree draft with one draft model: their rounds share its forwards.
-  Scheduler scheduler(d, 4, 8, metrics);
+  // Prompts prefilled whole, and two tokens a step (a newcomer's chunks beside the others' drafts).
+  const int64_t prefill_chunk = GENERATE(0, 2);
+  CAPTURE(prefill_chunk);
+  Scheduler scheduler(d, 4, 8, prefill_chunk, metrics);
   const std::vector<std::string> prompts{"The history of", "def main():", "In the beginning"};
   const std::vector<std::string> methods{"sd", "pld", "sam"};
   std::vector<std::shared_ptr<Job>> jobs;
@@ -93,7 +96,7 @@ TEST_CASE("requests decoded side by side give what each gives alone", "[serve]")
 TEST_CASE("a full queue refuses with 429 and a draining scheduler with 503", "[serve]") {
   const Deployment d = demo_deployment();
   ServerMetrics metrics;
-  Scheduler scheduler(d, 1, 0, metrics);
+  Scheduler scheduler(d, 1, 0, 0, metrics);
   std::shared_ptr<Job> first = scheduler.submit(plan_request(d, greedy("The history of", "ar", 200)));
   try {
     scheduler.submit(plan_request(d, greedy("The history of", "ar", 4)));
