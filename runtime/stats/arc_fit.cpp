@@ -159,7 +159,7 @@ std::vector<std::pair<int64_t, int64_t>> ArcGroupTally::clusters() const {
 
 std::vector<ArcGroupTally> tally_arc_groups(const std::vector<ArcSample>& samples, const std::map<int32_t, std::string>& category_of_prompt,
                                             bool held_out, const std::function<bool(const ArcSample&)>& hit) {
-  ArcGroupTally all{"all", "all"};
+  ArcGroupTally all{"all", "all", 0, 0, {}};
   std::map<std::string, ArcGroupTally> by_category;
   std::map<int32_t, ArcGroupTally> by_depth;
   const auto add = [](ArcGroupTally& t, int32_t prompt, bool h) {
@@ -174,9 +174,9 @@ std::vector<ArcGroupTally> tally_arc_groups(const std::vector<ArcSample>& sample
       throw std::invalid_argument("ARC audit: prompt " + std::to_string(s.prompt) + " has no category");
     const bool h = hit(s);
     add(all, s.prompt, h);
-    ArcGroupTally& c = by_category.try_emplace(category->second, ArcGroupTally{"category", category->second}).first->second;
+    ArcGroupTally& c = by_category.try_emplace(category->second, ArcGroupTally{"category", category->second, 0, 0, {}}).first->second;
     add(c, s.prompt, h);
-    ArcGroupTally& d = by_depth.try_emplace(s.depth, ArcGroupTally{"depth", std::to_string(s.depth)}).first->second;
+    ArcGroupTally& d = by_depth.try_emplace(s.depth, ArcGroupTally{"depth", std::to_string(s.depth), 0, 0, {}}).first->second;
     add(d, s.prompt, h);
   }
   std::vector<ArcGroupTally> groups{all};

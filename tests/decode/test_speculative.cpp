@@ -449,7 +449,7 @@ TEST_CASE("a prompt prefilled in chunks decodes what one prefill decodes, the ro
   // One request, its prefill forwards' rows recorded.
   const auto decode = [&](int64_t chunk, std::vector<int64_t>& prefill_rows) {
     GenerateOptions generate;
-    generate.max_new_tokens = 24;
+    generate.max_new_tokens = 12;
     generate.sampling.temperature = temperature;
     generate.sampling.seed = 5;
     MethodOptions method_options;
@@ -480,7 +480,7 @@ TEST_CASE("a prompt prefilled in chunks decodes what one prefill decodes, the ro
   std::vector<int64_t> whole_rows;
   const std::vector<int32_t> whole = decode(0, whole_rows);
   CHECK(whole_rows == std::vector<int64_t>{n});
-  for (int64_t chunk : {1, 2, 5}) {
+  for (int64_t chunk : {1, 5}) {  // respec's 3 observed rows: more than a chunk, and fewer
     CAPTURE(chunk);
     std::vector<int64_t> rows;
     CHECK(decode(chunk, rows) == whole);
