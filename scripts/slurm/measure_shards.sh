@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The figures of docs/cluster.md: calibrate csd and arc on the demo pair as Slurm job arrays of 1,
+# The figures of docs/cluster.md: calibrate csd and arc on the large demo pair (TARGET and DRAFT
+# name another) as Slurm job arrays of 1,
 # 2 and 4 shards on the single-node cluster of local_cluster.sh (the cores are shared, so each
 # shard's throughput is reported beside the wall time), and the merge's time against the number of
 # shards. Writes reports/bench/slurm-shards.txt. Needs a built specd and a quiet machine.
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/../.."
 export SPECD=${SPECD:-build/cli/specd}
 work=${WORK:-build/slurm-measure}
 out=reports/bench/slurm-shards.txt
-pair=(--target data/models/demo-target --draft data/models/demo-draft)
+pair=(--target "${TARGET:-data/models/demo-large-target}" --draft "${DRAFT:-data/models/demo-large-draft}")
 csd_prompts=${CSD_PROMPTS:-181}
 arc_prompts=${ARC_PROMPTS:-60}
 rm -rf "$work"
@@ -33,7 +34,7 @@ wait_done() {
 {
   echo "# specd calibrate as Slurm job arrays on one node ($(nproc) cores), $(date -u +%Y-%m-%d)"
   echo "# CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); scripts/slurm/measure_shards.sh"
-  echo "# one task per core: --cpus-per-task 1, one thread each"
+  echo "# one task per core: --cpus-per-task 1, one thread each; ${pair[*]}"
   # arc: the paper's candidate samples (one array), and the default deploy sites (two stages:
   # the pilot's array and merge, then the deploy sites' array and merge).
   for kind in csd arc-candidates arc-deploy; do
