@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
+source scripts/lib/serve_wait.sh
 specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/serve-prefill-chunk.txt}
 chunks=${CHUNKS:-0 64 16}
@@ -28,11 +29,7 @@ for round in $(seq 1 "$rounds"); do
     echo "prefill_chunk_figures: round $round of $rounds, --prefill-chunk $chunk" >&2
     "$specd" serve --port "$port" --parallel "$clients" --queue 8 --max-tokens 64 --prefill-chunk "$chunk" 2> "$log" &
     server=$!
-    for _ in $(seq 1 120); do
-      grep -q "on http://" "$log" && break
-      kill -0 "$server" 2>/dev/null || { cat "$log" >&2; exit 1; }
-      sleep 0.5
-    done
+    wait_for_server "$log" "$server"
     for method in ar sd; do
       node scripts/serve_load.js --url "$url" --prompts data/workloads/rag.jsonl --clients "$clients" --requests "$requests" \
         --max-tokens 64 --method "$method" --stream --label "$method chunk $chunk" | grep '^{' >> "$raw"

@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
+source scripts/lib/serve_wait.sh
 specd=${SPECD:-build/cli/specd}
 out=${OUT:-reports/bench/serve-load.txt}
 artifact=${ARTIFACT:-artifacts/demo-large-pair}
@@ -25,11 +26,7 @@ raw=$(mktemp)
 "$specd" serve --artifact "$artifact" --port "$port" --parallel 8 --queue 8 --max-tokens 64 2> "$log" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log" "$raw"' EXIT
-for _ in $(seq 1 120); do
-  grep -q "on http://" "$log" && break
-  kill -0 $server 2>/dev/null || { cat "$log" >&2; exit 1; }
-  sleep 0.5
-done
+wait_for_server "$log" $server
 url=http://127.0.0.1:$port
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2

@@ -132,7 +132,7 @@ async function run(clients) {
       const k = (c * perClient + r) % prompts.length;
       const out = await complete(prompts[k]);
       latencies.push(out.ms);
-      if (out.ttft !== undefined && out.ttft !== null) ttfts.push(out.ttft);
+      if (out.ttft != null) ttfts.push(out.ttft);  // streamed, with text
       if (out.gaps) gaps.push(...out.gaps);
       tokens += out.tokens;
       if (out.spec) {

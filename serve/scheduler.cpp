@@ -48,7 +48,6 @@ struct Scheduler::Slot {
   std::unique_ptr<SpeculativeSession> session;
   SpeculativeMetrics metrics;
   double queue_s = 0, first_token_s = 0;
-  bool prefilled = false;
   bool failed = false;  // fail() recorded an error; finished before the next forward
   bool chain = false;   // a draft-model chain (sd, csd): the batch planner sets its draft length
   double forgone_ms = 0;  // a chain's switch-on account (BatchPlanner::Decision)
@@ -275,7 +274,7 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
       fail(slot, e);
       return false;
     }
-    const BatchLoad own = slot.prefilled ? BatchLoad{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()}
+    const BatchLoad own = slot.session->started() ? BatchLoad{slot.session->planned_rows(), slot.session->expected_tokens(), slot.session->draft_ms()}
                                          : kPlainStep;
     load = combine(load, own, 1);
     slot.share = own;
@@ -288,7 +287,7 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
     if (slot.job->cancelled()) {
       pending = combine(pending, slot.share, -1);
       failed = "cancelled";
-    } else if (slot.chain && slot.prefilled) {
+    } else if (slot.chain && slot.session->started()) {
       chains.push_back(&slot);
     } else if (!begin(slot)) {
       failed = "error";
@@ -336,7 +335,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
       caches.push_back(&slot.session->cache());
       requests.push_back(request);
       rows += static_cast<int32_t>(request->tokens.size());
-      prefill = prefill || !slot.prefilled;
+      prefill = prefill || !slot.session->started();
       ++b;
     } catch (const std::exception& e) {
       if (!slot.failed) fail(slot, e);
@@ -362,9 +361,9 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
       continue;
     }
     try {
+      const bool prefilling = !slot.session->started();
       slot.session->complete(std::move(results[b]), forward_ms, rows);
-      if (!slot.prefilled && slot.session->started()) {
-        slot.prefilled = true;
+      if (prefilling && slot.session->started()) {  // the prompt's last chunk: the first token is known
         std::lock_guard<std::mutex> lock(slot.job->mutex_);
         slot.job->progress_.started = true;
         slot.job->changed_.notify_all();

@@ -85,7 +85,7 @@ ForwardRequest prefill_request(const DrafterNeeds& needs, const std::vector<int3
   if (needs.prefill_logits_rows > 0 && needs.target_entropy)
     throw std::logic_error("drafter needs: prefill_logits_rows leaves rows without the logits target_entropy needs");
   const bool wants_logits = needs.target_logits || needs.target_entropy;
-  observed_rows = needs.prefill_rows > 0 ? std::min<int64_t>(needs.prefill_rows, n) : n;
+  observed_rows = last_prefill_rows(needs, n);
   const int64_t logits_rows = needs.prefill_logits_rows > 0 ? std::min<int64_t>(needs.prefill_logits_rows, observed_rows) : observed_rows;
   ForwardRequest prefill;
   prefill.tokens.assign(prompt.begin(), prompt.end());
