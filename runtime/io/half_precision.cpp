@@ -58,8 +58,6 @@ uint16_t float_to_half(float f) {
   return sign | static_cast<uint16_t>(shift_right_rne(mantissa, shift));
 }
 
-float bf16_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
-
 uint16_t float_to_bf16(float f) {
   const uint32_t x = float_bits(f);
   if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x0040);  // quiet nan

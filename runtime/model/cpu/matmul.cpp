@@ -103,11 +103,17 @@ inline void panel_tile(const MatmulArgs& a, int64_t panel, int64_t row) {
   SPECD_UNROLL for (int r = 0; r < R; ++r)
     SPECD_UNROLL for (int q = 0; q < 2 * P; ++q) _mm256_store_ps(&sums[r][q * 8], acc[r][q]);
 #else
+  // The portable path: each k's weights widened once, for all R rows.
   float sums[R][width] = {};
-  for (int64_t k = 0; k < in; ++k)
-    SPECD_UNROLL for (int r = 0; r < R; ++r)
-      for (int64_t c = 0; c < width; ++c)
-        sums[r][c] += x[r * in + k] * W::scalar(w + (c / kPanelWidth) * panel_stride + k * kPanelWidth, c % kPanelWidth);
+  for (int64_t k = 0; k < in; ++k) {
+    float wk[width];
+    for (int p = 0; p < P; ++p)
+      for (int64_t c = 0; c < kPanelWidth; ++c) wk[p * kPanelWidth + c] = W::scalar(w + p * panel_stride + k * kPanelWidth, c);
+    SPECD_UNROLL for (int r = 0; r < R; ++r) {
+      const float xk = x[r * in + k];
+      for (int64_t c = 0; c < width; ++c) sums[r][c] += xk * wk[c];
+    }
+  }
 #endif
   const int64_t valid = std::min<int64_t>(width, a.out - col0);
   SPECD_UNROLL for (int r = 0; r < R; ++r) {
