@@ -5,8 +5,9 @@
 #     SPECD_NATIVE=OFF: the portable build (baseline x86-64; the kernels' scalar paths), so it is tested too, and its
 #     ctest checks that specd holds no instruction past baseline x86-64 (tests/portable.cmake).
 #     The demo workflow test is left out there (tests/workflow.cmake says why).
-#   tsan-build, tsan-ctest: build-tsan/, the worker pool and the matmul kernels that share work
-#     through it under ThreadSanitizer (tests/sanitizers/thread).
+#   tsan-build, tsan-ctest: build-tsan/, the threads specd starts under ThreadSanitizer: the worker
+#     pool and the matmul kernels that share work through it, the server's decoding thread, HTTP
+#     handlers and drain (SPECD_TSAN=ON: the runtime and server only; tests/sanitizers/thread).
 #   fuzz: scripts/fuzz.sh --seconds 15 --build build-sanitize (each loader's libFuzzer harness,
 #     built with the sanitizer build on its loaders, which carry libFuzzer's coverage there).
 # Run after scripts/setup.sh (clang and its sanitizer runtimes). Extra arguments go to ctest.
@@ -27,8 +28,13 @@ build_sanitize() {
   cmake --build build-sanitize -j "$jobs"
 }
 build_tsan() {
-  cmake -S tests/sanitizers/thread -B build-tsan -G Ninja -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-  cmake --build build-tsan -j "$jobs"
+  # A build-tsan/ configured from another source folder (tests/sanitizers/thread alone, before) is
+  # made afresh.
+  if [ -f build-tsan/CMakeCache.txt ] && ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$PWD" build-tsan/CMakeCache.txt; then
+    rm -rf build-tsan
+  fi
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DSPECD_TSAN=ON >/dev/null
+  cmake --build build-tsan -j "$jobs" --target specd_test_thread_sanitizer
 }
 
 stage sanitize-build build_sanitize

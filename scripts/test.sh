@@ -2,7 +2,7 @@
 # Sets up, builds and runs every test, one timing line per stage on stderr:
 # the Release build and its ctest (Catch2, the live tokenizer cross-check against Hugging Face's
 # own library, the demo workflow), then scripts/sanitize.sh (the portable build under ASan and
-# UBSan and its ctest, the worker pool under ThreadSanitizer, a short fuzz run).
+# UBSan and its ctest, the worker pool and the server's threads under ThreadSanitizer, a short fuzz run).
 # Extra arguments go to both ctest runs (e.g. -R tokenizer).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,69 +2,12 @@
 // to exactly what one-request decoding gives; the queue's bound is a 429.
 #include <catch2/catch.hpp>
 
-#include <chrono>
-
-#include "decode/autoregressive.h"
-#include "decode/text_stream.h"
-#include "model/llama_model.h"
 #include "serve/scheduler.h"
+#include "serve_fixtures.h"
 
 using namespace specd;
 using namespace specd::serve;
-
-namespace {
-
-Deployment demo_deployment() {
-  const std::string dir = std::string(SPECD_SOURCE_DIR) + "/data/models/demo-target";
-  Deployment d;
-  d.model_id = "demo-target";
-  DeviceSpec device;
-  device.threads = 1;
-  d.target = LlamaModel::load(dir, device);
-  d.draft = LlamaModel::load(std::string(SPECD_SOURCE_DIR) + "/data/models/demo-draft", device);
-  d.tokenizer = std::make_shared<Tokenizer>(Tokenizer::from_file(dir + "/tokenizer.json"));
-  for (int64_t id : d.target->config().eos_token_ids) d.stop_tokens.push_back(static_cast<int32_t>(id));
-  for (const char* method : {"ar", "sd", "pld", "sam"}) {
-    ServedMethod served;
-    served.options.adaptive_budget = false;  // no cost curve to measure in a unit test
-    d.methods[method] = served;
-  }
-  return d;
-}
-
-CompletionRequest greedy(const std::string& prompt, const std::string& method, int64_t max_tokens) {
-  CompletionRequest r;
-  r.prompt = prompt;
-  r.max_tokens = max_tokens;
-  r.temperature = 0;
-  r.speculative.method = method;
-  return r;
-}
-
-// The whole text of a job.
-Job::Progress wait(Job& job) {
-  Job::Progress all = job.take(std::chrono::milliseconds(0));
-  while (!all.done) {
-    Job::Progress p = job.take(std::chrono::milliseconds(1000));
-    p.text = all.text + p.text;
-    all = p;
-  }
-  return all;
-}
-
-std::string ar_text(const Deployment& d, const std::string& prompt, int64_t max_tokens) {
-  const std::vector<int32_t> ids = d.tokenizer->encode(prompt, true);
-  GenerateOptions options;
-  options.max_new_tokens = max_tokens;
-  options.stop_tokens = d.stop_tokens;
-  const GenerateOutput out = generate_autoregressive(*d.target, ids, options);
-  TextStream stream(*d.tokenizer, ids);
-  std::string text;
-  for (int32_t t : out.tokens) text += stream.push(t);
-  return text + stream.finish();
-}
-
-}  // namespace
+using namespace specd::test;
 
 TEST_CASE("requests decoded side by side give what each gives alone", "[serve]") {
   const Deployment d = demo_deployment();
