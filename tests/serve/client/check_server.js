@@ -290,7 +290,15 @@ async function main() {
         await Promise.all([worker(), worker(), worker(), worker()]);
         return { wrong, lost };
       };
-      await round(16);  // warm-up: threads, arenas, caches
+      // Warm-up: first every thread of the server's pool (--parallel 4 + --queue 16 + 8 spare, the
+      // spare ones answering 429) takes a request at once, keeping its connection, so each thread's
+      // stack and malloc arena are touched before the baseline (a round alone reaches only some,
+      // and later rounds went on growing by the threads they reached first); then a round.
+      const poolThreads = 4 + 16 + 8;
+      await Promise.all(Array.from({ length: poolThreads }, (_, k) =>
+        client.completions.create({ prompt: PROMPTS[k % PROMPTS.length], max_tokens: 24, temperature: 0 })
+          .then(() => { successes++; }, () => null)));
+      await round(16);
       const rss0 = rssKiB(server.pid);
       let wrong = 0, lost = 0;
       for (let r = 0; r < 3; r++) {
