@@ -10,8 +10,33 @@
 #include <cstdlib>
 #include <memory>
 
+// ThreadSanitizer models a descriptor as memory that socket() and close() write, so the scan
+// below, reading every descriptor while other threads open and close theirs, reads as a race to
+// it (and building that report for a descriptor of a finished thread can crash TSan itself). The
+// scan is not one: each call is atomic in the kernel, a descriptor that changes under it just
+// fails to match both ends, and the matched one is held open by the waiting handler. So TSan is
+// told to ignore the scan's reads, with its dynamic-annotation calls, and only in a TSan build.
+#if defined(__SANITIZE_THREAD__)
+#define SPECD_THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPECD_THREAD_SANITIZER 1
+#endif
+#endif
+#ifdef SPECD_THREAD_SANITIZER
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+#endif
+
 namespace specd::serve {
 namespace {
+
+struct IgnoredByThreadSanitizer {
+#ifdef SPECD_THREAD_SANITIZER
+  IgnoredByThreadSanitizer() { AnnotateIgnoreReadsBegin(__FILE__, __LINE__); }
+  ~IgnoredByThreadSanitizer() { AnnotateIgnoreReadsEnd(__FILE__, __LINE__); }
+#endif
+};
 
 // Host and port of one end, written as cpp-httplib writes them (getnameinfo, numeric host).
 bool end_of(int fd, bool peer, std::string& host, int& port) {
@@ -29,6 +54,7 @@ bool end_of(int fd, bool peer, std::string& host, int& port) {
 }  // namespace
 
 int find_connection_socket(const ConnectionEnds& ends) {
+  const IgnoredByThreadSanitizer scan;
   std::unique_ptr<DIR, int (*)(DIR*)> fds(opendir("/proc/self/fd"), closedir);
   if (!fds) return -1;
   while (const dirent* entry = readdir(fds.get())) {
