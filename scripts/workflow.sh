@@ -14,6 +14,7 @@
 # from their traces). Without it the run starts afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/machine_stamp.sh
 specd=${SPECD:-build/cli/specd}
 target=${TARGET:-data/models/demo-large-target}
 draft=${DRAFT:-data/models/demo-large-draft}
@@ -33,7 +34,7 @@ else
   mkdir -p "$(dirname "$artifact")"
   : > "$steps"  # from now on RESUME=1 resumes this run
 fi
-cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+cpu=$(cpu_model)
 # step NAME [--allow-exit N] COMMAND...: runs COMMAND unless NAME finished before; exit N is
 # reported, not a failure (a lossy family with no run inside its contract, a DRIFT line).
 step() {
