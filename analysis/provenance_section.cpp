@@ -6,6 +6,7 @@
 
 #include "analysis/sections.h"
 #include "io/output_path.h"
+#include "util/machine.h"
 
 namespace specd::report {
 namespace {
@@ -50,6 +51,14 @@ std::string shard_text(const CalibrationProvenance& p) {
   return "whole (1 shard)";
 }
 
+// The machine a calibration ran on; a merge of shards from several machines names none (the
+// manifest keeps each shard's), an artifact before version 6 recorded none.
+std::string machine_of(const CalibrationProvenance& p) {
+  const std::string text = machine_text(p.machine);
+  if (!text.empty()) return text;
+  return p.shards.empty() ? "not recorded" : "several (each shard's is in the manifest)";
+}
+
 // Every calibration the artifact holds, by name, with its provenance.
 std::vector<std::pair<std::string, const CalibrationProvenance*>> calibrations(const Artifact& a) {
   std::vector<std::pair<std::string, const CalibrationProvenance*>> out;
@@ -61,7 +70,8 @@ std::vector<std::pair<std::string, const CalibrationProvenance*>> calibrations(c
 }
 
 Table settings_table(const Artifact& a) {
-  Table t{"How each calibration was made (sampling settings are the target's; top-k 0: off)",
+  Table t{"How each calibration was made (sampling settings are the target's; top-k 0: off; its wall time, and a sweep's speeds, are "
+          "the machine's it ran on)",
           {{"calibration", "calibration"},
            {"command", "command line"},
            {"prompts", "prompts file"},
@@ -72,14 +82,15 @@ Table settings_table(const Artifact& a) {
            {"temperature", "temperature", 2},
            {"top_k", "top-k (tokens)"},
            {"top_p", "top-p", 2},
-           {"wall_s", "wall time (s)", 1}},
+           {"wall_s", "wall time (s)", 1},
+           {"machine", "ran on"}},
           nlohmann::json::array()};
   for (const auto& [name, p] : calibrations(a))
     t.rows.push_back({{"calibration", name}, {"command", p->command_line}, {"prompts", portable_path(p->prompts_path)},
                       {"prompts_sha256", short_sha(p->prompts_sha256)}, {"prompt_count", p->prompt_count}, {"shard", shard_text(*p)},
                       // a string: the seed is a 64-bit unsigned integer, more than a double holds exactly
                       {"seed", std::to_string(p->seed)}, {"temperature", p->temperature}, {"top_k", p->top_k},
-                      {"top_p", p->top_p}, {"wall_s", p->wall_s}});
+                      {"top_p", p->top_p}, {"wall_s", p->wall_s}, {"machine", machine_of(*p)}});
   return t;
 }
 

@@ -4,12 +4,15 @@
 // command that reproduces the row. The numbers are the other sections'; this one only reads them.
 #include <cmath>
 
+#include <boost/algorithm/string/join.hpp>
+
 #include "analysis/arc_report_parts.h"
 #include "analysis/sections.h"
 #include "calibrate/sweep_choice.h"
 #include "speculative/method_catalog.h"
 #include "speculative/method_params.h"
 #include "util/format.h"
+#include "util/machine.h"
 
 namespace specd::report {
 
@@ -96,6 +99,47 @@ std::string command_of(const BenchFile& b, const std::string& method, const std:
   return cmd;
 }
 
+// Where the speeds were measured: one line when every bench file names the same machine, a flag
+// when they differ (their speedups do not compare) or one does not say.
+std::vector<Block> machine_blocks(const ReportInputs& in) {
+  std::vector<Block> out;
+  std::vector<std::string> named, unnamed;
+  bool mixed = false;
+  for (const BenchFile& b : in.bench) {
+    const json machine = b.json.value("machine", json());
+    const std::string text = machine_text(machine);
+    if (text.empty()) {
+      unnamed.push_back(b.path);
+      continue;
+    }
+    if (!named.empty() && !same_machine(machine, in.bench.front().json.value("machine", json()))) mixed = true;
+    named.push_back(b.path + ": " + text);
+  }
+  if (!named.empty() && !mixed && unnamed.empty())
+    out.push_back(Paragraph{"Measured on " + machine_text(in.bench.front().json.at("machine")) + " (every bench file)."});
+  else if (mixed)
+    out.push_back(Paragraph{"MIXED MACHINES: the bench files were measured on different machines, so speedups from different files do "
+                            "not compare: " + boost::algorithm::join(named, "; "), Tone::Flag});
+  else if (!named.empty())
+    out.push_back(Paragraph{"Measured on: " + boost::algorithm::join(named, "; ") + "."});
+  if (!unnamed.empty())
+    out.push_back(Paragraph{"The machine is not recorded in " + boost::algorithm::join(unnamed, ", ") +
+                            " (written by a specd before bench --json recorded it): compare its speedups only with its own."});
+  return out;
+}
+
+// A sweep chooses the fastest point within its contract on the machine it ran on; deployed on
+// another machine, the contract still holds (drift does not depend on speed) but "fastest" may not.
+std::string sweep_machine_note(const ReportInputs& in, const std::string& method, const BenchFile& b) {
+  const SweepCalibration* sweep = sweep_of(in.artifact, method_family(method));
+  if (!sweep || !sweep->chosen) return "";
+  const json& bench_machine = b.json.value("machine", json());
+  const std::string swept = machine_text(sweep->provenance.machine), deployed = machine_text(bench_machine);
+  if (swept.empty() || deployed.empty() || same_machine(sweep->provenance.machine, bench_machine)) return "";
+  return method + "'s thresholds were chosen by a sweep measured on " + swept + ", and this run was measured on " + deployed +
+         ": its drift contract carries over, its choice of the fastest point may not.";
+}
+
 }  // namespace
 
 Section verdict_section(const ReportInputs& in) {
@@ -158,12 +202,16 @@ Section verdict_section(const ReportInputs& in) {
       t.rows.push_back(row);
       if (d.outside)
         s.blocks.push_back(Paragraph{"DRIFT: " + method + " at deploy is outside its contract: " + d.deploy, Tone::Flag});
+      const std::string other_machine = sweep_machine_note(in, method, b);
+      if (!other_machine.empty()) s.blocks.push_back(Paragraph{other_machine});
       if (!std::isnan(speedup) && speedup + half < 1)
         s.blocks.push_back(Paragraph{"SLOWER THAN AR: " + method + strprintf(" runs at %.2fx AR (95%% interval up to %.2fx)", speedup, speedup + half),
                                      Tone::Flag});
     }
   }
   s.blocks.insert(s.blocks.begin(), t);
+  const std::vector<Block> machines = machine_blocks(in);
+  s.blocks.insert(s.blocks.begin(), machines.begin(), machines.end());
   return s;
 }
 

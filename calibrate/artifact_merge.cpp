@@ -90,6 +90,8 @@ CalibrationProvenance merge_provenance(const std::string& policy, const std::vec
   merged.shard_index = 0;
   merged.shard_count = 1;
   merged.job = nullptr;  // each shard's job is in `shards`
+  for (const CalibrationProvenance* p : ordered)
+    if (p->machine != merged.machine) merged.machine = nullptr;  // shards of several machines: each one's is in `shards`
   merged.counts = add_counts(ordered);
   return merged;
 }

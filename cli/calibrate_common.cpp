@@ -9,7 +9,9 @@
 #include "io/sha256.h"
 #include "model_files.h"
 #include "run_metadata.h"
+#include "model/cpu_threads.h"
 #include "util/error.h"
+#include "util/machine.h"
 
 namespace specd::cli {
 
@@ -68,6 +70,7 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   provenance.shard_index = a.shard_index;
   provenance.shard_count = a.shard_count;
   provenance.job = shard.job_json();
+  provenance.machine = machine_json(read_cpuinfo(), resolve_thread_count(a.device.threads));
   return items;
 }
 

@@ -55,10 +55,12 @@ ModelByteSizes byte_sizes(const LlamaModel& model) {
   return {model.weight_bytes(), model.weight_element_bytes(), kv_read_bytes_per_row(model.kv_bytes(16), model.uses_cpu_kernels())};
 }
 
-nlohmann::json machine_json(const MachineLimits& m) {
-  return {{"cpu", m.cpu.model}, {"features", m.cpu.features}, {"threads", m.threads},
-          {"read_buffer_mib", m.read_buffer_bytes / 1048576.0}, {"read_gbps", m.read_gbps}, {"f32_loop", m.f32_loop},
-          {"f32_gflops", m.f32_gflops}, {"bf16_gflops", m.bf16_gflops ? nlohmann::json(*m.bf16_gflops) : nlohmann::json()}};
+// The machine (util/machine.h) and the ceilings measured on it.
+nlohmann::json limits_json(const MachineLimits& m) {
+  nlohmann::json out = machine_json(m.cpu, m.threads);
+  out.update({{"read_buffer_mib", m.read_buffer_bytes / 1048576.0}, {"read_gbps", m.read_gbps}, {"f32_loop", m.f32_loop},
+              {"f32_gflops", m.f32_gflops}, {"bf16_gflops", m.bf16_gflops ? nlohmann::json(*m.bf16_gflops) : nlohmann::json()}});
+  return out;
 }
 
 // Achieved GB/s and GFLOP/s of `traffic` done in `ms`, and each as a fraction of its ceiling.
@@ -180,7 +182,7 @@ int run_bench(const Args& args) {
   progress.step("machine limits");
   const bool bf16_peak = model->bf16_dot_products() && limits.bf16_gflops.has_value();
   const double peak_gflops = bf16_peak ? *limits.bf16_gflops : limits.f32_gflops;
-  report["machine"] = machine_json(limits);
+  report["machine"] = limits_json(limits);
   report["flops_ceiling"] = bf16_peak ? "bf16" : "f32";
   const ModelByteSizes sizes = byte_sizes(*model);
   add_rates(report, "decode_", decode_traffic(cfg, sizes, prompt_lengths, new_tokens), median(decode_ms_per_token), limits.read_gbps,
@@ -201,7 +203,7 @@ int run_bench(const Args& args) {
               repeats);
   std::string features;
   for (const auto& f : limits.cpu.features) features += " " + f;
-  std::printf("  CPU: %s (%s)\n", limits.cpu.model.c_str(), features.empty() ? "none of avx2 fma avx512f avx512_bf16" : features.substr(1).c_str());
+  std::printf("  CPU: %s (%s)\n", machine_text(report["machine"]).c_str(), features.empty() ? "none of avx2 fma avx512f avx512_bf16" : features.substr(1).c_str());
   std::printf("  measured ceilings, %d threads: read %.1f GB/s (sum of %.0f MiB), F32 FMA %.1f GFLOP/s (%s loop), BF16 dot ",
               limits.threads, limits.read_gbps, limits.read_buffer_bytes / 1048576.0, limits.f32_gflops, limits.f32_loop.c_str());
   if (limits.bf16_gflops) std::printf("%.1f GFLOP/s\n", *limits.bf16_gflops);

@@ -28,6 +28,7 @@
 #include "trace/trace_schema.h"
 #include "trace/trace_sink.h"
 #include "util/error.h"
+#include "util/machine.h"
 #include "util/version.h"
 
 namespace specd::cli {
@@ -337,6 +338,7 @@ int run_bench_methods(const Args& args) {
   report["repeats"] = setup.repeats;
   report["max_prompts"] = max_prompts;
   report["threads"] = resolve_thread_count(device.threads);
+  report["machine"] = machine_json(read_cpuinfo(), report["threads"].get<int>());  // the speedups are this machine's
   for (const auto& m : setup.methods) {
     report["lossless"][m] = find_method(m).lossless;
     if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);
@@ -352,6 +354,7 @@ int run_bench_methods(const Args& args) {
               draft ? ", draft " : "", draft ? method_args.draft_dir.c_str() : "");
   if (resume)
     std::printf("resumed %s: %zu prompts measured by the interrupted run, %zu now\n", traces_path.c_str(), finished.size(), remaining);
+  std::printf("measured on %s\n", machine_text(report["machine"]).c_str());
   std::printf("draft budget %s%s%s\n", method_args.values.at("draft-budget").c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
   for (const auto& m : setup.methods)
     if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());

@@ -21,6 +21,7 @@
 #include "model_files.h"
 #include "options.h"
 #include "util/error.h"
+#include "util/machine.h"
 #include "util/progress.h"
 
 namespace specd::cli {
@@ -163,7 +164,10 @@ int run_calibrate_sweep(const Args& args) {
   setup.stop_tokens = files.stop_tokens;
 
   check_sweep_plan(plan, setup);  // every point builds before anything is measured
-  CalibrationJournal journal(a.out + ".sweep-journal.sqlite", identity("sweep", artifact, provenance), a.resume);
+  // A sweep compares its runs' speeds, so it resumes only on the machine it began on.
+  nlohmann::json journal_identity = identity("sweep", artifact, provenance);
+  journal_identity["machine"] = provenance.machine;
+  CalibrationJournal journal(a.out + ".sweep-journal.sqlite", journal_identity, a.resume);
   run_sweep(plan, setup, a.shard_index, a.shard_count, journal);
 
   SweepCalibration sweep;
@@ -193,8 +197,8 @@ int run_calibrate_sweep(const Args& args) {
   double run_s = 0;
   for (const SweepRun& r : sweep.runs) run_s += r.wall_s;
   const double decodes = static_cast<double>(sweep_run_requests(setup)) * static_cast<double>(sweep.runs.size());
-  std::printf("  measuring took %.1f s: %.2f runs/min, %.1f decodes/min\n", run_s, run_s > 0 ? 60.0 * sweep.runs.size() / run_s : 0.0,
-              run_s > 0 ? 60.0 * decodes / run_s : 0.0);
+  std::printf("  measuring took %.1f s: %.2f runs/min, %.1f decodes/min, on %s\n", run_s, run_s > 0 ? 60.0 * sweep.runs.size() / run_s : 0.0,
+              run_s > 0 ? 60.0 * decodes / run_s : 0.0, machine_text(stored.provenance.machine).c_str());
   print_runs(stored);
   if (a.shard_count > 1) {
     std::printf("  a shard: the run to deploy is chosen when the shards are merged (specd artifact merge)\n");

@@ -15,9 +15,9 @@ bool ModelFingerprint::operator==(const ModelFingerprint& o) const {
 }
 
 bool CalibrationProvenance::operator==(const CalibrationProvenance& o) const {
-  return std::tie(command_line, prompts_path, prompts_sha256, prompt_count, shard_index, shard_count, job, shards, seed,
+  return std::tie(command_line, prompts_path, prompts_sha256, prompt_count, shard_index, shard_count, job, machine, shards, seed,
                   temperature, top_k, top_p, options, counts, wall_s) ==
-         std::tie(o.command_line, o.prompts_path, o.prompts_sha256, o.prompt_count, o.shard_index, o.shard_count, o.job, o.shards,
+         std::tie(o.command_line, o.prompts_path, o.prompts_sha256, o.prompt_count, o.shard_index, o.shard_count, o.job, o.machine, o.shards,
                   o.seed, o.temperature, o.top_k, o.top_p, o.options, o.counts, o.wall_s);
 }
 

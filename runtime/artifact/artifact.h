@@ -14,9 +14,9 @@ namespace specd {
 // Versions this specd writes; it reads each from kOldestArtifactVersion on and refuses any other
 // (the upgrade rule in schemas/README.md). Version 2 of all three adds the arc calibration,
 // version 3 the parameter sweeps, version 4 ARC's deploy sites and gate (the manifest: their
-// options and count), version 5 the sweeps' TV bound and per-prompt TV; each version's files are
-// the next version's without them.
-constexpr int32_t kArtifactSchemaVersion = 5;  // manifest.json
+// options and count), version 5 the sweeps' TV bound and per-prompt TV, version 6 (the manifest
+// only) the machine in each provenance; each version's files are the next version's without them.
+constexpr int32_t kArtifactSchemaVersion = 6;  // manifest.json
 constexpr int32_t kArtifactSqliteVersion = 5;  // calibration.sqlite, PRAGMA user_version
 constexpr int32_t kArtifactH5Version = 5;      // calibration.h5, root attribute schema_version (3: as 2; 5: as 4)
 constexpr int32_t kOldestArtifactVersion = 1;  // of each of the three
@@ -49,6 +49,9 @@ struct CalibrationProvenance {
   int32_t shard_index = 0, shard_count = 1;
   // The scheduler's job and task that ran this shard ({"scheduler", "job_id", "task_id"}), or null.
   nlohmann::json job;
+  // The machine that ran it (util/machine.h's machine_json: CPU, cache, threads), or null: before
+  // version 6, or after a merge of shards from different machines (each shard's is in `shards`).
+  nlohmann::json machine;
   std::vector<nlohmann::json> shards;  // the provenance of each merged shard, in shard order
   uint64_t seed = 0;
   double temperature = 0;

@@ -4,6 +4,7 @@
 
 #include "artifact/csd_pairs.h"
 #include "artifact/manifest.h"
+#include "util/machine.h"
 
 namespace specd {
 
@@ -43,12 +44,15 @@ std::string job_text(const json& shard) {
          job["task_id"].get<std::string>() + ")";
 }
 
-// "12.3 s, 87.8 prompts/min": a calibration's decoding time and its throughput in prompts.
+// "12.3 s, 87.8 prompts/min on AMD EPYC 9B14, 32 MiB L3, 2 threads": a calibration's decoding
+// time, its throughput in prompts and the machine (from version 6).
 std::string time_text(const json& c) {
   const double wall_s = c["wall_s"].get<double>();
   std::string text = fixed(wall_s, 1) + " s";
   if (c["counts"].contains("prompts") && wall_s > 0)
     text += ", " + fixed(60 * c["counts"]["prompts"].get<double>() / wall_s, 1) + " prompts/min";
+  const std::string machine = machine_text(c.value("machine", json()));
+  if (!machine.empty()) text += " on " + machine;
   return text;
 }
 
@@ -131,6 +135,8 @@ void print_sweep(std::ostream& out, const std::string& family, const json& c) {
   }
   out << "; " << c["counts"]["runs"] << " of " << c["planned_runs"] << " runs";
   out << "\n  made by: " << c["command_line"].get<std::string>() << "\n";
+  const std::string machine = machine_text(c.value("machine", json()));
+  if (!machine.empty()) out << "  measured on: " << machine << " (its speedups are this machine's)\n";
   if (c.contains("shards") || c["shard"]["count"].get<int64_t>() > 1) print_shards(out, c);
   out << "  prompts: " << c["prompts"]["path"].get<std::string>() << " (" << c["prompts"]["count"] << "), temperature "
       << c["sampling"]["temperature"] << ", bounds: NLL +" << general(c["bounds"]["max_nll_increase"].get<double>()) << ", chrF >= "

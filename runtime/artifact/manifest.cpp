@@ -1,6 +1,7 @@
 #include "artifact/manifest.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "io/json_reader.h"
 #include "util/error.h"
@@ -155,6 +156,7 @@ json provenance_json(const CalibrationProvenance& p) {
               {"counts", p.counts},
               {"wall_s", p.wall_s}};
   if (!p.job.is_null()) out["shard"]["job"] = p.job;
+  if (!p.machine.is_null()) out["machine"] = p.machine;
   if (!p.shards.empty()) out["shards"] = p.shards;
   return out;
 }
@@ -213,6 +215,20 @@ CalibrationProvenance parse_provenance(const json& object, const std::string& wh
   if (shard.has("job")) {
     JsonObjectReader job(object_field(shard, "job"), where, prefix + "shard.job.");
     p.job = {{"scheduler", job.string("scheduler")}, {"job_id", job.string("job_id")}, {"task_id", job.string("task_id")}};
+  }
+  if (reader.has("machine")) {  // version 6
+    JsonObjectReader machine(object_field(reader, "machine"), where, prefix + "machine.");
+    const json& features = machine.at("features");
+    if (!features.is_array() || !std::all_of(features.begin(), features.end(), [](const json& f) { return f.is_string(); }))
+      machine.fail("features", "must be an array of strings");
+    const std::optional<int64_t> level = machine.optional_integer("cache_level"), bytes = machine.optional_integer("cache_bytes");
+    if (level.has_value() != bytes.has_value()) machine.fail("cache_bytes", "must be null exactly when cache_level is");
+    if (level && (*level < 1 || *bytes < 1)) machine.fail(*level < 1 ? "cache_level" : "cache_bytes", "must be positive");
+    p.machine = {{"cpu", machine.string("cpu")},
+                 {"features", features},
+                 {"cache_level", level ? json(*level) : json()},
+                 {"cache_bytes", bytes ? json(*bytes) : json()},
+                 {"threads", machine.integer_in("threads", 1, INT32_MAX)}};
   }
   if (reader.has("shards")) {
     const json& shards = reader.at("shards");

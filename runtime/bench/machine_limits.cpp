@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
-#include <sstream>
-#include <utility>
 
 #include "model/cpu/spin_pool.h"
 #include "util/simd.h"
@@ -15,11 +12,6 @@ namespace {
 
 constexpr int kPasses = 3;
 constexpr int64_t kFlopIterations = int64_t{1} << 21;  // ~5-20 ms a pass per core
-
-std::string trim(const std::string& s) {
-  const size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t\r");
-  return first == std::string::npos ? "" : s.substr(first, last - first + 1);
-}
 
 // Best wall time (s) of `kPasses` runs of body(thread) on every thread at once.
 template <typename Body>
@@ -47,39 +39,15 @@ float lane_sum(__m512 v) {
 }
 #endif
 
-// The last-level cache of cpu0 as sysfs tells it: the size of one instance and how many CPUs
-// share it ({0, 1} when sysfs does not say). glibc's sysconf can report the whole package's L3
-// instead (320 MiB on this 2-CPU EPYC guest, whose CPUs share one 32 MiB L3).
-std::pair<int64_t, int> last_level_cache() {
-  std::pair<int64_t, int> best{0, 1};
-  int best_level = 0;
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level_file(dir + "level"), size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
-    int level = 0;
-    int64_t kib = 0;
-    if (!(level_file >> level) || !(size_file >> kib) || level <= best_level) continue;  // "32768K"
-    int sharers = 0;
-    std::string range;
-    while (std::getline(shared_file, range, ',')) {  // "0-1,4-5"
-      const size_t dash = range.find('-');
-      sharers += dash == std::string::npos ? 1 : std::stoi(range.substr(dash + 1)) - std::stoi(range.substr(0, dash)) + 1;
-    }
-    best = {kib * 1024, std::max(1, sharers)};
-    best_level = level;
-  }
-  return best;
-}
-
 // 4 x the last-level cache the threads can fill (one instance per `sharers` threads): at most a
 // quarter of the array can survive in cache from the previous pass, and a streaming sum evicts
 // even that before reaching it, so every pass reads DRAM. A fixed 256 MiB would fit in the L3s
 // of a large server's threads and cost twice the time here (128 MiB); the floor covers a CPU
 // that reports no cache, the cap the start-up time.
 int64_t read_buffer_bytes(int threads) {
-  const auto [cache, sharers] = last_level_cache();
-  const int64_t instances = (threads + sharers - 1) / sharers;
-  return std::clamp<int64_t>(4 * cache * instances, int64_t{64} << 20, int64_t{1} << 30);
+  const CacheLevel cache = read_last_level_cache();
+  const int64_t instances = (threads + cache.sharers - 1) / cache.sharers;
+  return std::clamp<int64_t>(4 * cache.bytes * instances, int64_t{64} << 20, int64_t{1} << 30);
 }
 
 float sum_floats(const float* p, int64_t count) {
@@ -192,32 +160,6 @@ double measure_gflops(int threads, const Loop& loop) {
 }
 
 }  // namespace
-
-CpuInfo parse_cpuinfo(const std::string& text) {
-  CpuInfo info{"unknown", {}};
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line) && !trim(line).empty()) {  // the first processor's block
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (key == "model name" && !value.empty()) info.model = value;
-    if (key != "flags") continue;
-    std::istringstream words(" " + value + " ");
-    std::vector<std::string> flags;
-    for (std::string w; words >> w;) flags.push_back(w);
-    for (const char* feature : {"avx2", "fma", "avx512f", "avx512_bf16"})
-      if (std::find(flags.begin(), flags.end(), feature) != flags.end()) info.features.push_back(feature);
-  }
-  return info;
-}
-
-CpuInfo read_cpuinfo() {
-  std::ifstream file("/proc/cpuinfo");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_cpuinfo(text.str());
-}
 
 MachineLimits measure_machine_limits(int threads) {
   MachineLimits limits;

@@ -7,16 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "util/machine.h"
+
 namespace specd {
-
-struct CpuInfo {
-  std::string model;                  // /proc/cpuinfo's "model name", "unknown" without one
-  std::vector<std::string> features;  // of avx2, fma, avx512f, avx512_bf16: those the CPU has
-};
-
-// From the text of /proc/cpuinfo (its first processor's lines).
-CpuInfo parse_cpuinfo(const std::string& text);
-CpuInfo read_cpuinfo();
 
 struct MachineLimits {
   CpuInfo cpu;

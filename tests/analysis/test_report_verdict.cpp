@@ -26,16 +26,8 @@ const Table& verdict_table(const Section& s) {
   throw 0;
 }
 
-std::vector<std::string> flags(const Section& s) {
-  std::vector<std::string> out;
-  for (const Block& b : s.blocks)
-    if (const Paragraph* p = std::get_if<Paragraph>(&b); p && p->tone == Tone::Flag) out.push_back(p->text);
-  return out;
-}
-
-}  // namespace
-
-TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy drift, the command", "[report]") {
+// An artifact whose csd thresholds a sweep chose (run 2 of 4) under an NLL contract.
+ReportInputs csd_deployment() {
   ReportInputs in;
   in.artifact_dir = "artifacts/pair";
   SweepCalibration sweep;
@@ -47,6 +39,20 @@ TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy 
   sweep.chosen = 2;
   sweep.choice = "sweep run 2 of 4: 1.30x AR, fastest within the contract";
   in.artifact.sweeps.push_back(sweep);
+  return in;
+}
+
+std::vector<std::string> flags(const Section& s) {
+  std::vector<std::string> out;
+  for (const Block& b : s.blocks)
+    if (const Paragraph* p = std::get_if<Paragraph>(&b); p && p->tone == Tone::Flag) out.push_back(p->text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy drift, the command", "[report]") {
+  ReportInputs in = csd_deployment();
 
   BenchFile b;
   b.path = "t0.json";
@@ -95,5 +101,55 @@ TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy 
     s = verdict_section(in);
     REQUIRE(s.blocks.size() == 1);
     CHECK(std::get<Paragraph>(s.blocks[0]).tone == Tone::NotCalibrated);
+  }
+}
+
+namespace {
+
+std::vector<std::string> plain(const Section& s) {
+  std::vector<std::string> out;
+  for (const Block& b : s.blocks)
+    if (const Paragraph* p = std::get_if<Paragraph>(&b); p && p->tone == Tone::Plain) out.push_back(p->text);
+  return out;
+}
+
+json machine(const std::string& cpu, int64_t cache_mib) {
+  return {{"cpu", cpu}, {"features", {"avx2", "fma"}}, {"cache_level", 3}, {"cache_bytes", cache_mib << 20}, {"threads", 2}};
+}
+
+}  // namespace
+
+// Speedups of two machines do not compare, and a sweep's "fastest" is its machine's: the verdict
+// says where each bench file was measured and flags a mix.
+TEST_CASE("report verdict: the machine each bench file was measured on, a mix flagged, a sweep's other machine noted", "[report]") {
+  ReportInputs in = csd_deployment();
+  in.artifact.sweeps[0].provenance.machine = machine("AMD EPYC 9B14", 32);
+  const json results = {{"ar", overall(1, 0, 2.00, "20/20", 1)}, {"sd", overall(1.25, 0.05, 2.00, "20/20", 1)},
+                        {"csd", overall(1.50, 0.10, 2.00, "20/20", 1)}};
+  in.bench.push_back(BenchFile{"t0.json", json{{"lossless", {{"sd", true}, {"csd", false}}}, {"results", results}, {"machine", machine("AMD EPYC 9B14", 32)}}});
+  in.bench.push_back(BenchFile{"t1.json", json{{"results", json{{"ar", overall(1, 0, 2.00, "20/20", 1)}}}, {"machine", machine("AMD EPYC 9B14", 32)}}});
+
+  Section s = verdict_section(in);
+  CHECK(plain(s) == std::vector<std::string>{"Measured on AMD EPYC 9B14, 32 MiB L3, 2 threads (every bench file)."});
+  CHECK(flags(s).empty());
+
+  SECTION("another machine for one bench file: flagged, and the sweep's machine named") {
+    in.bench[0].json["machine"] = machine("Intel(R) Xeon(R) Processor", 300);
+    s = verdict_section(in);
+    CHECK(flags(s) == std::vector<std::string>{
+                          "MIXED MACHINES: the bench files were measured on different machines, so speedups from different files do not "
+                          "compare: t0.json: Intel(R) Xeon(R) Processor, 300 MiB L3, 2 threads; t1.json: AMD EPYC 9B14, 32 MiB L3, 2 threads"});
+    CHECK(plain(s) == std::vector<std::string>{
+                          "csd's thresholds were chosen by a sweep measured on AMD EPYC 9B14, 32 MiB L3, 2 threads, and this run was measured "
+                          "on Intel(R) Xeon(R) Processor, 300 MiB L3, 2 threads: its drift contract carries over, its choice of the fastest "
+                          "point may not."});
+  }
+  SECTION("a bench file that does not record its machine") {
+    in.bench[1].json.erase("machine");
+    s = verdict_section(in);
+    CHECK(flags(s).empty());
+    CHECK(plain(s) == std::vector<std::string>{"Measured on: t0.json: AMD EPYC 9B14, 32 MiB L3, 2 threads.",
+                                               "The machine is not recorded in t1.json (written by a specd before bench --json recorded "
+                                               "it): compare its speedups only with its own."});
   }
 }

@@ -164,10 +164,10 @@ TEST_CASE("artifact: unknown schema versions are refused in one line naming the 
   write_artifact(dir, test::synthetic_artifact());
 
   SECTION("manifest.json") {
-    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 6; });
-    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: schema version 6, this specd reads 1 to 5");
-    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 6, this specd reads 1 to 5");
-    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 6, this specd reads 1 to 5"});
+    test::edit_manifest(dir, [](nlohmann::json& m) { m["schema_version"] = 7; });
+    CHECK(test::artifact_read_error(dir) == dir + "/manifest.json: schema version 7, this specd reads 1 to 6");
+    CHECK_THROWS_WITH(ArtifactReader(dir), dir + "/manifest.json: schema version 7, this specd reads 1 to 6");
+    CHECK(verify_artifact(dir, "", "") == std::vector<std::string>{dir + "/manifest.json: schema version 7, this specd reads 1 to 6"});
   }
   SECTION("the manifest's record of a file's version") {
     test::edit_manifest(dir, [](nlohmann::json& m) { m["files"]["calibration.h5"]["schema_version"] = 6; });

@@ -83,8 +83,21 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
   const Artifact merged = merge_artifacts(shards, {"one", "zero"});
   CHECK(merged.csd->provenance.job.is_null());
   CHECK(merged.csd->provenance.shards.at(1)["shard"]["job"]["task_id"] == "1");
+  CHECK(merged.csd->provenance.machine == whole.csd->provenance.machine);  // both shards ran there
   write_artifact(tmp.file("merged"), merged);
   CHECK(schema_problems(tmp.file("merged/manifest.json")).empty());
+  CHECK(read_artifact(tmp.file("merged")).csd->provenance.machine == whole.csd->provenance.machine);
+
+  // Shards of two machines: the merge names none, each shard keeps its own.
+  shards[1].csd->provenance.machine["cpu"] = "Intel(R) Xeon(R) Processor";
+  shards[1].csd->provenance.machine["cache_level"] = nullptr;
+  shards[1].csd->provenance.machine["cache_bytes"] = nullptr;
+  const Artifact mixed = merge_artifacts(shards, {"one", "zero"});
+  CHECK(mixed.csd->provenance.machine.is_null());
+  CHECK(mixed.csd->provenance.shards.at(0)["machine"]["cpu"] == "Intel(R) Xeon(R) Processor");
+  write_artifact(tmp.file("mixed"), mixed);
+  CHECK(schema_problems(tmp.file("mixed/manifest.json")).empty());
+  CHECK(read_artifact(tmp.file("mixed")).csd->provenance == mixed.csd->provenance);
 
   // A parameter sweep (specd calibrate sweep), chosen and not.
   Artifact swept = whole;
@@ -111,7 +124,11 @@ TEST_CASE("artifact: written manifests follow schemas/manifest.schema.json", "[a
   CHECK(schema_problems(tmp.file("bare/manifest.json")) ==
         std::vector<std::string>{"/files/calibration.h5/schema_version: not 5", "/pair/target: missing vocab_size",
                                  "/tool: unexpected extra"});
-  test::edit_manifest(tmp.file("shard"), [](json& m) { m["calibrations"]["csd"]["shard"]["job"]["scheduler"] = "pbs"; });
+  test::edit_manifest(tmp.file("shard"), [](json& m) {
+    m["calibrations"]["csd"]["shard"]["job"]["scheduler"] = "pbs";
+    m["calibrations"]["csd"]["machine"]["threads"] = "2";
+  });
   CHECK(schema_problems(tmp.file("shard/manifest.json")) ==
-        std::vector<std::string>{"/calibrations/csd/shard/job/scheduler: not one of [\"slurm\",\"kubernetes\",\"mpi\"]"});
+        std::vector<std::string>{"/calibrations/csd/machine/threads: not \"integer\"",
+                                 "/calibrations/csd/shard/job/scheduler: not one of [\"slurm\",\"kubernetes\",\"mpi\"]"});
 }

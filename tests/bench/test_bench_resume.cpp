@@ -1,7 +1,8 @@
 // specd bench --traces as a user relies on it: each prompt's traces land as soon as it is
 // measured, so a bench killed with SIGKILL at random points keeps every finished prompt, and
 // `--resume` finishes the same runs with the same outputs and tallies as an uninterrupted bench.
-// The traces record the real command line, every option, the version and the commit.
+// The traces record the real command line, every option, the version and the commit; the JSON the
+// machine the speeds are from.
 #include "catch_torch.h"
 
 #include <sstream>
@@ -18,8 +19,10 @@
 #include "cli_helpers.h"
 #include "fixture_models.h"
 #include "io/sqlite_db.h"
+#include "test_helpers.h"
 #include "trace/trace_reader.h"
 #include "util/error.h"
+#include "util/machine.h"
 #include "util/version.h"
 
 using namespace specd;
@@ -148,6 +151,10 @@ TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished pr
     CHECK(run.info.specd_version == specd_version());
     CHECK(run.info.specd_commit == specd_git_commit());
     CHECK(!run.finished_at.empty());
+    // The speedups are this machine's: the JSON and the printed table say which one.
+    const auto report = nlohmann::json::parse(read_text_file(ref_json));
+    CHECK(report["machine"] == machine_json(read_cpuinfo(), 1));
+    CHECK(r.out.find("measured on " + machine_text(report["machine"]) + "\n") != std::string::npos);
   }
 
   // Kill points: a random moment after the first prompt's traces landed (found by polling the

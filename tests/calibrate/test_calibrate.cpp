@@ -16,6 +16,7 @@
 #include "io/sqlite_db.h"
 #include "stats/arc_fit.h"
 #include "stats/arc_gate.h"
+#include "util/machine.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
 
@@ -92,6 +93,12 @@ TEST_CASE("calibrate csd: the same command twice gives the same tables and array
   CHECK(!a.csd->rejections.empty());
   CHECK(slurp(one + "/calibration.h5") == slurp(two + "/calibration.h5"));
   CHECK(run_cli("artifact verify " + one + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
+  // Where it ran: the provenance names the machine, and inspect prints it beside the decoding time.
+  const nlohmann::json here = machine_json(read_cpuinfo(), 1);
+  CHECK(a.csd->provenance.machine == here);
+  const CliResult inspect = run_cli("artifact inspect " + one);
+  REQUIRE(inspect.exit_code == 0);
+  CHECK(inspect.out.find("prompts/min on " + machine_text(here) + "\n") != std::string::npos);
 }
 
 TEST_CASE("calibrate csd: shards merged equal the unsharded run", "[calibrate]") {

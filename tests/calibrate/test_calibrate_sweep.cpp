@@ -12,6 +12,7 @@
 #include "artifact/artifact_reader.h"
 #include "calibrate/calibration_journal.h"
 #include "calibrate/sweep_choice.h"
+#include "io/sqlite_db.h"
 #include "cli_helpers.h"
 #include "fixture_models.h"
 
@@ -186,7 +187,20 @@ TEST_CASE("calibrate sweep: killed with SIGKILL and resumed, it equals an uninte
     if (!std::filesystem::exists(out + "/manifest.json")) {
       CHECK(!std::filesystem::exists(out));  // nothing partial beside the journal
       // Without --resume a sweep with finished runs is not silently restarted (an empty journal is replaced).
-      if (CalibrationJournal::holds_work(out + ".sweep-journal.sqlite")) require_one_line_error(run_cli(sweep(out, "", work)), "--resume");
+      if (CalibrationJournal::holds_work(out + ".sweep-journal.sqlite")) {
+        require_one_line_error(run_cli(sweep(out, "", work)), "--resume");
+        // Begun on another machine, its runs' speeds would not compare with this one's: refused.
+        sqlite::Database db(out + ".sweep-journal.sqlite", sqlite::Database::Mode::ReadWriteCreate);
+        std::string identity;
+        {
+          sqlite::Statement stored(db, "SELECT json FROM identity");
+          REQUIRE(stored.step());
+          identity = stored.text(0);
+        }
+        db.exec("UPDATE identity SET json = json_set(json, '$.machine.cpu', 'another CPU')");
+        require_one_line_error(run_cli(sweep(out, "--resume", work)), "(machine/cpu: \"another CPU\" there, ");
+        sqlite::Statement(db, "UPDATE identity SET json = ?").bind(1, identity).run();
+      }
       CliResult resumed = run_cli(sweep(out, "--resume", work));
       CAPTURE(resumed.err);
       REQUIRE(resumed.exit_code == 0);

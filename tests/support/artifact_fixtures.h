@@ -46,6 +46,8 @@ inline CalibrationProvenance fake_provenance(const std::string& policy) {
   p.options = policy == kCsdPolicy ? nlohmann::json{{"gamma", 6}} : nlohmann::json::object();
   p.counts = nlohmann::json::object();
   p.wall_s = 12.5;
+  p.machine = {{"cpu", "AMD EPYC 9B14"}, {"features", {"avx2", "fma", "avx512f", "avx512_bf16"}}, {"cache_level", 3},
+               {"cache_bytes", int64_t{32} << 20}, {"threads", 2}};
   return p;
 }
 
