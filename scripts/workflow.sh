@@ -11,7 +11,7 @@
 # $REPORT (default reports/demo-pair: the committed one is this script's, run as is).
 # Resumable: each finished step is listed in $ARTIFACT.workflow-steps with the CPU it ran on;
 # RESUME=1 skips those and resumes the interrupted one (calibrations from their journals, benches
-# from their traces). Without it the run starts afresh.
+# from their traces, but csd's bench afresh: it learns online). Without it the run starts afresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
@@ -75,8 +75,10 @@ step sweep-adapld "$specd" calibrate sweep --policy adapld --grid layer=1,3,6 --
 "$specd" generate --model "$target" --draft "$draft" --method csd --artifact "$artifact" \
   --workload data/workloads/qa.jsonl --prompt-index 0 --max-new-tokens 64
 traces="$artifact".deploy-csd.sqlite
+# csd learns online, so its bench cannot resume (bench refuses): an interrupted one starts again.
+if ! grep -q "^deploy-csd " "$steps"; then rm -f "$traces" "$artifact".deploy-csd.json; fi
 step deploy-csd "$specd" bench --model "$target" --draft "$draft" --methods sd,csd,sam --artifact "$artifact" "${bench_prompts[@]}" \
-  --traces "$traces" $(bench_resume "$traces") --json "$artifact".deploy-csd.json
+  --traces "$traces" --json "$artifact".deploy-csd.json
 # ARC-Decode at the temperature it was calibrated for: its audit recomputes the constants, the
 # held-out coverage and the gate from the stored samples (exit 1 if they differ), then counts every
 # token the bench's arc runs relaxed against the gate's contract (exit 1 for a DRIFT line:
