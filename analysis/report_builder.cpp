@@ -1,4 +1,5 @@
 #include "analysis/sections.h"
+#include "util/machine.h"
 
 namespace specd::report {
 
@@ -17,8 +18,14 @@ Report build_report(const ReportInputs& in) {
   Report r;
   r.title = "specd coverage audit: " + in.artifact_dir;
   r.sources.push_back("artifact " + in.artifact_dir);
-  for (const TraceFile& t : in.traces) r.sources.push_back("traces " + t.path + " (" + std::to_string(t.runs.size()) + " runs)");
-  for (const BenchFile& b : in.bench) r.sources.push_back("bench " + b.path);
+  for (const TraceFile& t : in.traces) {
+    const std::string machine = traces_machine_text(t);
+    r.sources.push_back("traces " + t.path + " (" + std::to_string(t.runs.size()) + " runs" + (machine.empty() ? "" : ", " + machine) + ")");
+  }
+  for (const BenchFile& b : in.bench) {
+    const std::string machine = machine_text(b.json.value("machine", nlohmann::json()));
+    r.sources.push_back("bench " + b.path + (machine.empty() ? "" : " (measured on " + machine + ")"));
+  }
   r.sections.push_back(verdict_section(in));
   r.sections.push_back(provenance_section(in));
   r.sections.push_back(arc_coverage_section(in));

@@ -53,4 +53,9 @@ TraceFile read_trace_file(const std::string& path);
 // Reads a bench JSON file (InputError naming the file when it is not JSON with "results").
 BenchFile read_bench_file(const std::string& path);
 
+// Where a trace file's runs were measured, for the report's list of sources: "measured on X" when
+// every run that records its machine names X (and "some runs do not say" when not all record
+// one), "measured on N machines" when they differ, "" when none records one (before version 5).
+std::string traces_machine_text(const TraceFile& file);
+
 }  // namespace specd::report

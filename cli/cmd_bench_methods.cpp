@@ -133,23 +133,32 @@ nlohmann::json resume_identity(nlohmann::json options) {
 
 // For --resume: the items an interrupted run of the same bench finished, per method, from the
 // unfinished runs of the traces file (the latest of each method with the same options), and
-// those runs' ids. InputError naming the file when there is nothing to resume or the finished
-// requests are not this workload's first items.
+// those runs' ids. InputError naming the file when there is nothing to resume, the finished
+// requests are not this workload's first items, or the runs were measured on another machine
+// (their speedups and this one's would not compare).
 std::vector<std::map<std::string, MethodTally>> finished_items(const std::string& traces_path, const ComparisonSetup& setup,
-                                                               const nlohmann::json& options, std::map<std::string, int64_t>& run_ids) {
+                                                               const nlohmann::json& options, const nlohmann::json& machine,
+                                                               std::map<std::string, int64_t>& run_ids) {
   if (empty_database(traces_path))
     input_error(traces_path, "holds no traces (a bench stopped before its first prompt finished): nothing to resume, run without --resume");
   TraceReader reader(traces_path);
   const nlohmann::json identity = resume_identity(options);
+  std::map<int64_t, std::string> run_machines;
   for (const TraceRun& run : reader.runs()) {
     if (!run.finished_at.empty()) continue;
     const auto stored = nlohmann::json::parse(run.info.options_json, nullptr, /*allow_exceptions=*/false);
     if (stored.is_object() && resume_identity(stored) == identity) run_ids[run.info.method] = run.id;  // the latest wins
+    run_machines[run.id] = run.info.machine_json;
   }
   std::vector<std::map<std::string, MethodTally>> finished;
   std::optional<size_t> count;
   for (const auto& m : setup.methods) {
     if (!run_ids.count(m)) input_error(traces_path, "no unfinished run of " + m + " with these options to resume");
+    const auto stored_machine = nlohmann::json::parse(run_machines.at(run_ids.at(m)), nullptr, /*allow_exceptions=*/false);
+    if (!same_machine(stored_machine, machine))
+      input_error(traces_path, "run " + std::to_string(run_ids.at(m)) + " was measured on " +
+                                   (machine_text(stored_machine).empty() ? std::string("an unrecorded machine") : machine_text(stored_machine)) +
+                                   ", this is " + machine_text(machine) + ": resumed, its speedups would mix machines; run again without --resume");
     const std::vector<TraceRequest> requests = reader.requests(run_ids.at(m));
     if (count && requests.size() != *count)
       input_error(traces_path, "the unfinished runs hold different numbers of prompts (" + std::to_string(*count) + " and " +
@@ -233,9 +242,10 @@ int run_bench_methods(const Args& args) {
   setup.items = read_workload_suite(workloads_dir, categories_text.empty() ? std::vector<std::string>{} : split_list(categories_text), max_prompts);
   // The traces file is checked (schema, runs to resume) before any model loads.
   const nlohmann::json options = options_json(vm, {"resume"});
+  const nlohmann::json machine = machine_json(read_cpuinfo(), resolve_thread_count(device.threads));  // the speedups are this machine's
   std::vector<std::map<std::string, MethodTally>> finished;
   std::map<std::string, int64_t> resumed_runs;
-  if (resume) finished = finished_items(traces_path, setup, options, resumed_runs);
+  if (resume) finished = finished_items(traces_path, setup, options, machine, resumed_runs);
   std::unique_ptr<SqliteTraceSink> sink;
   if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
 
@@ -300,6 +310,7 @@ int run_bench_methods(const Args& args) {
       info.options_json = run_options.dump();
       info.specd_version = specd_version();
       info.specd_commit = specd_git_commit();
+      info.machine_json = machine.dump();
       trace_runs[m] = sink->add_run(info);
     }
     write_item = [&](const ItemResult& measured) {
@@ -338,7 +349,7 @@ int run_bench_methods(const Args& args) {
   report["repeats"] = setup.repeats;
   report["max_prompts"] = max_prompts;
   report["threads"] = resolve_thread_count(device.threads);
-  report["machine"] = machine_json(read_cpuinfo(), report["threads"].get<int>());  // the speedups are this machine's
+  report["machine"] = machine;
   for (const auto& m : setup.methods) {
     report["lossless"][m] = find_method(m).lossless;
     if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);

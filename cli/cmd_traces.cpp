@@ -6,6 +6,7 @@
 #include "options.h"
 #include "trace/trace_reader.h"
 #include "util/error.h"
+#include "util/machine.h"
 
 namespace specd::cli {
 
@@ -33,10 +34,13 @@ int run_traces(const Args& args) {
     std::cout << out.str();
     return 0;
   }
-  out << "run\tcreated\tmethod\trequests\tsteps\ttarget\tdraft\n";
-  for (const TraceRun& run : reader.runs())
+  out << "run\tcreated\tmethod\trequests\tsteps\ttarget\tdraft\tmachine\n";
+  for (const TraceRun& run : reader.runs()) {
+    const std::string machine = machine_text(nlohmann::json::parse(run.info.machine_json, nullptr, /*allow_exceptions=*/false));
     out << run.id << "\t" << run.created_at << "\t" << run.info.method << "\t" << run.requests << "\t" << run.steps << "\t"
-        << run.info.target_model << "\t" << (run.info.draft_model.empty() ? "-" : run.info.draft_model) << "\n";
+        << run.info.target_model << "\t" << (run.info.draft_model.empty() ? "-" : run.info.draft_model) << "\t"
+        << (machine.empty() ? "-" : machine) << "\n";
+  }
   std::cout << out.str();
   return 0;
 }

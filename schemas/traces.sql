@@ -1,4 +1,4 @@
--- specd per-step traces, schema version 4 (PRAGMA user_version).
+-- specd per-step traces, schema version 5 (PRAGMA user_version).
 -- One run = one method over a set of requests; one step = one speculative draft/verify/accept
 -- cycle. A request's row and all its steps are written in one transaction, so a run that dies
 -- leaves only complete requests behind. Times are milliseconds; entropies are nats.
@@ -16,7 +16,10 @@ CREATE TABLE runs (
   options_json  TEXT NOT NULL,   -- the method's and sampling options as a JSON object
   specd_version TEXT NOT NULL,
   -- version 3
-  specd_commit  TEXT             -- git commit specd was built from ("unknown" outside git)
+  specd_commit  TEXT,            -- git commit specd was built from ("unknown" outside git)
+  -- version 5
+  machine       TEXT             -- JSON: the machine the run's times are from (CPU, its kernels'
+                                 -- features, last-level cache, threads); NULL when unknown
 );
 
 CREATE TABLE requests (
@@ -69,4 +72,4 @@ CREATE TABLE steps (
   FOREIGN KEY (run_id, request) REFERENCES requests(run_id, request) ON DELETE CASCADE
 ) WITHOUT ROWID;
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -57,6 +57,8 @@ const std::vector<TraceField<RunInfo>>& run_fields() {
       {"specd_version", K::Text, 1, nullptr, get_text<R, &R::specd_version>, set_text<R, &R::specd_version>},
       // version 3
       {"specd_commit", K::Text, 3, "NULL", get_text_or_null<R, &R::specd_commit>, set_text<R, &R::specd_commit>},
+      // version 5
+      {"machine", K::Text, 5, "NULL", get_text_or_null<R, &R::machine_json>, set_text<R, &R::machine_json>},
   };
   return fields;
 }

@@ -18,6 +18,7 @@ struct RunInfo {
   std::string options_json = "{}";
   std::string specd_version;
   std::string specd_commit;   // empty when unknown
+  std::string machine_json;   // util/machine.h's machine_json, dumped; empty when unknown (before version 5)
 };
 
 struct RequestInfo {

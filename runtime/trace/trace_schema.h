@@ -4,10 +4,10 @@
 
 namespace specd {
 
-// Files are written at version 4; versions 1 (no pruner or lossy-verdict columns), 2 (no
-// specd_commit, no request measurement) and 3 (no step detail) are still read, their missing
-// columns as trace_fields.h's `absent` values.
-constexpr int kTracesSchemaVersion = 4;
+// Files are written at version 5; versions 1 (no pruner or lossy-verdict columns), 2 (no
+// specd_commit, no request measurement), 3 (no step detail) and 4 (no machine) are still read,
+// their missing columns as trace_fields.h's `absent` values.
+constexpr int kTracesSchemaVersion = 5;
 constexpr int kOldestReadableTracesVersion = 1;
 
 // The DDL of schemas/traces.sql, which ends by setting PRAGMA user_version.

@@ -351,3 +351,23 @@ TEST_CASE("drift: a sweep's chosen run against the deploy's t interval", "[repor
   blocks = drift_acceptance_blocks(in);
   CHECK(any_starts(texts(blocks, Tone::NotCalibrated), "nothing to compare for pld (sweep) against pld"));
 }
+
+// The report's list of sources says where each trace file's runs were measured (traces version 5).
+TEST_CASE("deployment: a trace file's machine, from its runs' records", "[report][deploy]") {
+  const auto machine = [](const std::string& cpu) {
+    return nlohmann::json{{"cpu", cpu}, {"features", nlohmann::json::array()}, {"cache_level", 3}, {"cache_bytes", 33554432}, {"threads", 2}}.dump();
+  };
+  TraceFile file{"t.sqlite", {}};
+  for (int i = 0; i < 2; ++i) {
+    TraceRunData run;
+    run.run.info.machine_json = machine("AMD EPYC 9B14");
+    file.runs.push_back(run);
+  }
+  CHECK(traces_machine_text(file) == "measured on AMD EPYC 9B14, 32 MiB L3, 2 threads");
+  file.runs[1].run.info.machine_json.clear();
+  CHECK(traces_machine_text(file) == "measured on AMD EPYC 9B14, 32 MiB L3, 2 threads; some runs do not say");
+  file.runs[1].run.info.machine_json = machine("Intel(R) Xeon(R) Processor");
+  CHECK(traces_machine_text(file) == "measured on 2 machines");
+  for (TraceRunData& run : file.runs) run.run.info.machine_json.clear();
+  CHECK(traces_machine_text(file).empty());
+}

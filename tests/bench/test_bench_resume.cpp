@@ -1,8 +1,8 @@
 // specd bench --traces as a user relies on it: each prompt's traces land as soon as it is
 // measured, so a bench killed with SIGKILL at random points keeps every finished prompt, and
 // `--resume` finishes the same runs with the same outputs and tallies as an uninterrupted bench.
-// The traces record the real command line, every option, the version and the commit; the JSON the
-// machine the speeds are from.
+// The traces record the real command line, every option, the version, the commit and the machine
+// (a bench resumes only on the machine it began on); the JSON the machine too.
 #include "catch_torch.h"
 
 #include <sstream>
@@ -154,6 +154,7 @@ TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished pr
     // The speedups are this machine's: the JSON and the printed table say which one.
     const auto report = nlohmann::json::parse(read_text_file(ref_json));
     CHECK(report["machine"] == machine_json(read_cpuinfo(), 1));
+    CHECK(nlohmann::json::parse(run.info.machine_json) == report["machine"]);
     CHECK(r.out.find("measured on " + machine_text(report["machine"]) + "\n") != std::string::npos);
   }
 
@@ -252,6 +253,22 @@ TEST_CASE("bench --resume: refused without traces, for a learning policy, and fo
     db.exec("UPDATE runs SET finished_at = NULL");
   }
   require_one_line_error(run_cli(bench(traces, json, "--resume --seed 3")), "no unfinished run of");
+  // Runs measured on another machine (or on one the traces do not name): their speedups and this
+  // machine's would not compare.
+  {
+    sqlite::Database db(traces, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("UPDATE runs SET machine = json_set(machine, '$.cpu', 'another CPU')");
+  }
+  require_one_line_error(run_cli(bench(traces, json, "--resume")), "was measured on another CPU, ");
+  {
+    sqlite::Database db(traces, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("UPDATE runs SET machine = NULL");
+  }
+  require_one_line_error(run_cli(bench(traces, json, "--resume")), "was measured on an unrecorded machine, ");
+  {
+    sqlite::Database db(traces, sqlite::Database::Mode::ReadWriteCreate);
+    sqlite::Statement(db, "UPDATE runs SET machine = ?").bind(1, machine_json(read_cpuinfo(), 1).dump()).run();
+  }
   // An empty database (a bench killed before its schema committed) holds nothing to resume; a
   // bench without --resume writes its traces there.
   const std::string empty = fresh("empty.sqlite"), empty_json = fresh("empty.json");

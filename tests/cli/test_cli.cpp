@@ -15,6 +15,7 @@
 #include "io/safetensors.h"
 #include "artifact/artifact_reader.h"
 #include "tokenizer/tokenizer.h"
+#include "util/machine.h"
 
 using namespace specd;
 using namespace specd::test;
@@ -297,6 +298,7 @@ TEST_CASE("specd bench --methods compares every method with AR and its traces re
   CliResult listed = run_cli("traces list --file " + traces);
   REQUIRE(listed.exit_code == 0);
   CHECK(std::count(listed.out.begin(), listed.out.end(), '\n') == 6);  // header + 5 runs
+  CHECK(listed.out.find("\t" + read_cpuinfo().model + ", ") != std::string::npos);  // the machine each run was measured on
   CliResult exported = run_cli("traces export --file " + traces + " --run 2 --format jsonl");
   REQUIRE(exported.exit_code == 0);
   CHECK(exported.out.find("\"drafter\":\"draft-chain\"") != std::string::npos);

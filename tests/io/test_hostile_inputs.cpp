@@ -239,7 +239,7 @@ TEST_CASE("malformed JSON columns of a trace file are InputErrors naming it", "[
   const std::string path = dir.file("t.sqlite");
   {
     SqliteTraceSink sink(path);
-    const int run = sink.add_run({"specd bench", "t", "", "csd", "{}", "0.1.0", ""});
+    const int run = sink.add_run({"specd bench", "t", "", "csd", "{}", "0.1.0", "", ""});
     StepTrace step;
     step.drafter = "csd";
     step.decision_scores = "[-1.5]";

@@ -37,6 +37,7 @@ RunInfo sample_run(const std::string& method) {
   run.options_json = R"({"gamma":4,"temperature":0})";
   run.specd_version = "0.1.0";
   run.specd_commit = "0123456789abcdef0123456789abcdef01234567";
+  run.machine_json = R"({"cache_bytes":33554432,"cache_level":3,"cpu":"AMD EPYC 9B14","features":["avx2"],"threads":2})";
   return run;
 }
 
@@ -119,6 +120,7 @@ TEST_CASE("traces: a run reads back as written", "[traces]") {
   CHECK(runs[0].info.options_json == R"({"gamma":4,"temperature":0})");
   CHECK(runs[0].info.specd_version == "0.1.0");
   CHECK(runs[0].info.specd_commit == sample_run("sd").specd_commit);
+  CHECK(runs[0].info.machine_json == sample_run("sd").machine_json);
   CHECK(runs[0].created_at.size() == 20);  // 2025-01-31T12:00:00Z
   CHECK(runs[0].finished_at.size() == 20);
   CHECK(runs[0].requests == 2);
@@ -174,14 +176,25 @@ TEST_CASE("traces: another schema version is refused naming the file and both ve
     db.exec("PRAGMA user_version = 7");
   }
   CHECK_THROWS_AS(SqliteTraceSink(path), InputError);
-  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 4 (write the traces to a new file)");
-  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 4");
+  CHECK_THROWS_WITH(SqliteTraceSink(path), path + ": schema version 7, this specd writes 5 (write the traces to a new file)");
+  CHECK_THROWS_WITH(TraceReader(path), path + ": schema version 7, this specd reads 1 to 5");
 }
 
-TEST_CASE("traces: version-1 to version-3 files still read, their new columns as 0 and empty, they are not appended to", "[traces]") {
+TEST_CASE("traces: version-1 to version-4 files still read, their new columns as 0 and empty, they are not appended to", "[traces]") {
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
+  {  // what a version-4 file holds: no machine
+    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
+    db.exec("ALTER TABLE runs DROP COLUMN machine");
+    db.exec("PRAGMA user_version = 4");
+  }
+  {
+    TraceReader reader(path);
+    CHECK(reader.runs().at(0).info.machine_json.empty());
+    CHECK(same(reader.steps(id).at(1).record, lossy_step()));
+  }
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 4, this specd writes 5"));
   StepTrace v3 = lossy_step();
   v3.detail = StepDetail{};
   {  // what a version-3 file holds: no step detail
@@ -194,7 +207,7 @@ TEST_CASE("traces: version-1 to version-3 files still read, their new columns as
     CHECK(same(reader.steps(id).at(1).record, v3));
     CHECK_FALSE(reader.runs().at(0).info.specd_commit.empty());
   }
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 3, this specd writes 4"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 3, this specd writes 5"));
   {  // what a version-2 file holds: no commit, no request measurement
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     db.exec("ALTER TABLE runs DROP COLUMN specd_commit");
@@ -207,7 +220,7 @@ TEST_CASE("traces: version-1 to version-3 files still read, their new columns as
     CHECK(reader.requests(id).at(0).outcome.measurement.empty());
     CHECK(same(reader.steps(id).at(1).record, v3));
   }
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 2, this specd writes 4"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 2, this specd writes 5"));
   {  // what a version-1 file holds: the steps table without the version-2 columns
     sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
     for (const char* column : {"pruned", "rescued", "relaxed", "accepted_verdicts", "decision_scores"})
@@ -221,7 +234,7 @@ TEST_CASE("traces: version-1 to version-3 files still read, their new columns as
   old.pruned = old.rescued = 0;
   old.accepted_verdicts = old.decision_scores = "";
   CHECK(same(steps[1].record, old));
-  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 4"));
+  CHECK_THROWS_WITH(SqliteTraceSink(path), Catch::Contains("schema version 1, this specd writes 5"));
 }
 
 TEST_CASE("traces: files that are not traces databases are refused", "[traces]") {
