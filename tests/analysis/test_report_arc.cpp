@@ -17,6 +17,13 @@
 namespace specd {
 namespace {
 
+// A deploy audit holding only coverage rows (as audit_arc gives them).
+ArcDeployAudit audit_of(std::vector<ArcAuditRow> rows) {
+  ArcDeployAudit audit;
+  audit.rows = std::move(rows);
+  return audit;
+}
+
 using report::Block;
 using report::Paragraph;
 using report::ReportInputs;
@@ -265,7 +272,7 @@ TEST_CASE("report ARC drift: flags on disjoint intervals, none on equal ones", "
     in.arc_deploy_note = "1 arc runs audited";
     // Equal to the held-out rows: no interval is disjoint; a group whose whole interval lies below
     // 1 - delta is flagged at deploy as it is in the held-out table (this fixture's coverage is random).
-    in.arc_deploy_audit = ArcDeployAudit{held};
+    in.arc_deploy_audit = audit_of(held);
     std::vector<Block> blocks = report::drift_coverage_blocks(in);
     int64_t below = 0;
     for (const ArcAuditRow& r : held) below += r.samples > 0 && r.wilson_high < 1 - arc.delta;
@@ -284,7 +291,7 @@ TEST_CASE("report ARC drift: flags on disjoint intervals, none on equal ones", "
     lenient.arc->delta = 0.9;
     ReportInputs in_lenient = inputs_of(lenient);
     in_lenient.traces = in.traces;
-    in_lenient.arc_deploy_audit = ArcDeployAudit{held};
+    in_lenient.arc_deploy_audit = audit_of(held);
     const std::vector<Block> quiet = report::drift_coverage_blocks(in_lenient);
     CHECK(drift_flags(quiet).empty());
     CHECK(any_starts_with(paragraphs(quiet, Tone::Plain), "no drift: "));
@@ -292,7 +299,7 @@ TEST_CASE("report ARC drift: flags on disjoint intervals, none on equal ones", "
     // Deploy covers 100 of 1000 overall: disjoint from the held-out interval.
     ArcAuditRow bad = held.front();
     bad.samples = 1000, bad.covered = 100, bad.coverage = 0.1;
-    in.arc_deploy_audit = ArcDeployAudit{{bad}};
+    in.arc_deploy_audit = audit_of({bad});
     blocks = report::drift_coverage_blocks(in);
     flags = drift_flags(blocks);
     REQUIRE(flags.size() == 1);
@@ -402,7 +409,7 @@ TEST_CASE("report ARC parts: every chart draws columns of its own table and carr
   const Artifact a = arc_artifact();
   ReportInputs in = inputs_of(a);
   in.traces.push_back(arc_trace(40, 20));
-  in.arc_deploy_audit = ArcDeployAudit{audit_arc(a.arc->samples, a.arc->constants, prompt_categories(a.arc->prompts))};
+  in.arc_deploy_audit = audit_of(audit_arc(a.arc->samples, a.arc->constants, prompt_categories(a.arc->prompts)));
   std::vector<Block> blocks = report::arc_coverage_section(in).blocks;
   for (std::vector<Block> part : {report::drift_coverage_blocks(in), report::what_if_arc_blocks(in)})
     blocks.insert(blocks.end(), part.begin(), part.end());
