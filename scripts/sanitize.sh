@@ -47,8 +47,11 @@ stage sanitize-build build_sanitize
 # - bench killed with SIGKILL at random points (~50 s under ASan): no sanitizer sees a process
 #   killed, and `bench --resume` runs here in the test of its refusals;
 # - `specd generate` on the large demo pair (~90 s under ASan): the same loader and engine the
-#   small pair's tests run here, on a 37.5M-parameter model.
-stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" \
+#   small pair's tests run here, on a 37.5M-parameter model;
+# - the live tokenizer cross-check against Hugging Face's library (label tokenizer-live, ~130 s of
+#   test time under ASan): its ids do not depend on the build, and the golden tests (Qwen3's and
+#   Mistral's real vocabularies) and the tokenizer fuzz harnesses run the same loader and BPE here.
+stage sanitize-ctest ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -LE tokenizer-live \
   -E "distributed as the target|commit the target|shape the target exactly|autoregressive tokens with 16-bit KV caches|bench --traces: killed with SIGKILL|uses the large demo pair by default" "$@"
 
 stage tsan-build build_tsan
