@@ -104,6 +104,7 @@ std::string command_of(const BenchFile& b, const std::string& method, const std:
 std::vector<Block> machine_blocks(const ReportInputs& in) {
   std::vector<Block> out;
   std::vector<std::string> named, unnamed;
+  json first;  // the first machine a bench file names
   bool mixed = false;
   for (const BenchFile& b : in.bench) {
     const json machine = b.json.value("machine", json());
@@ -112,11 +113,12 @@ std::vector<Block> machine_blocks(const ReportInputs& in) {
       unnamed.push_back(b.path);
       continue;
     }
-    if (!named.empty() && !same_machine(machine, in.bench.front().json.value("machine", json()))) mixed = true;
+    if (first.is_null()) first = machine;
+    else if (!same_machine(machine, first)) mixed = true;
     named.push_back(b.path + ": " + text);
   }
   if (!named.empty() && !mixed && unnamed.empty())
-    out.push_back(Paragraph{"Measured on " + machine_text(in.bench.front().json.at("machine")) + " (every bench file)."});
+    out.push_back(Paragraph{"Measured on " + machine_text(first) + " (every bench file)."});
   else if (mixed)
     out.push_back(Paragraph{"MIXED MACHINES: the bench files were measured on different machines, so speedups from different files do "
                             "not compare: " + boost::algorithm::join(named, "; "), Tone::Flag});

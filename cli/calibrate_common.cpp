@@ -70,7 +70,7 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   provenance.shard_index = a.shard_index;
   provenance.shard_count = a.shard_count;
   provenance.job = shard.job_json();
-  provenance.machine = machine_json(read_cpuinfo(), resolve_thread_count(a.device.threads));
+  provenance.machine = this_machine(a.device);
   return items;
 }
 

@@ -24,6 +24,7 @@
 #include "model/llama_model.h"
 #include "method_options.h"
 #include "options.h"
+#include "run_metadata.h"
 #include "tokenizer/tokenizer.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -55,9 +56,9 @@ ModelByteSizes byte_sizes(const LlamaModel& model) {
   return {model.weight_bytes(), model.weight_element_bytes(), kv_read_bytes_per_row(model.kv_bytes(16), model.uses_cpu_kernels())};
 }
 
-// The machine (util/machine.h) and the ceilings measured on it.
-nlohmann::json limits_json(const MachineLimits& m) {
-  nlohmann::json out = machine_json(m.cpu, m.threads);
+// The machine (util/machine.h) and the ceilings measured on its CPU.
+nlohmann::json limits_json(const DeviceSpec& device, const MachineLimits& m) {
+  nlohmann::json out = this_machine(device);
   out.update({{"read_buffer_mib", m.read_buffer_bytes / 1048576.0}, {"read_gbps", m.read_gbps}, {"f32_loop", m.f32_loop},
               {"f32_gflops", m.f32_gflops}, {"bf16_gflops", m.bf16_gflops ? nlohmann::json(*m.bf16_gflops) : nlohmann::json()}});
   return out;
@@ -182,7 +183,7 @@ int run_bench(const Args& args) {
   progress.step("machine limits");
   const bool bf16_peak = model->bf16_dot_products() && limits.bf16_gflops.has_value();
   const double peak_gflops = bf16_peak ? *limits.bf16_gflops : limits.f32_gflops;
-  report["machine"] = limits_json(limits);
+  report["machine"] = limits_json(device, limits);
   report["flops_ceiling"] = bf16_peak ? "bf16" : "f32";
   const ModelByteSizes sizes = byte_sizes(*model);
   add_rates(report, "decode_", decode_traffic(cfg, sizes, prompt_lengths, new_tokens), median(decode_ms_per_token), limits.read_gbps,

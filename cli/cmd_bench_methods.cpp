@@ -242,7 +242,7 @@ int run_bench_methods(const Args& args) {
   setup.items = read_workload_suite(workloads_dir, categories_text.empty() ? std::vector<std::string>{} : split_list(categories_text), max_prompts);
   // The traces file is checked (schema, runs to resume) before any model loads.
   const nlohmann::json options = options_json(vm, {"resume"});
-  const nlohmann::json machine = machine_json(read_cpuinfo(), resolve_thread_count(device.threads));  // the speedups are this machine's
+  const nlohmann::json machine = this_machine(device);  // the speedups are this machine's
   std::vector<std::map<std::string, MethodTally>> finished;
   std::map<std::string, int64_t> resumed_runs;
   if (resume) finished = finished_items(traces_path, setup, options, machine, resumed_runs);

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "io/output_path.h"
+#include "model/cpu_threads.h"
 #include "speculative/method_params.h"
+#include "util/machine.h"
 
 namespace specd::cli {
 
@@ -64,6 +66,11 @@ nlohmann::json options_json(const boost::program_options::variables_map& vm, con
       throw std::logic_error("options_json: option --" + name + " has a type this function does not record");
   }
   return out;
+}
+
+nlohmann::json this_machine(const DeviceSpec& device) {
+  const std::string runs_on = device.name == "cpu" ? (device.aten_on_cpu ? "cpu (ATen)" : "cpu") : device.name;
+  return machine_json(read_cpuinfo(), resolve_thread_count(device.threads), runs_on);
 }
 
 }  // namespace specd::cli

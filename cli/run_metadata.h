@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "model/device.h"
 
 namespace specd::cli {
 
@@ -20,5 +21,9 @@ std::string command_line(const std::string& command, const Args& args);
 // std::logic_error for an option type this function does not know (a test parses every
 // command's options through it).
 nlohmann::json options_json(const boost::program_options::variables_map& vm, const std::set<std::string>& exclude = {});
+
+// The machine this command's timings come from (util/machine.h): this CPU, the threads `device`
+// resolves to, and what runs the model ("cpu", "cpu (ATen)" with --aten, or the libtorch device).
+nlohmann::json this_machine(const DeviceSpec& device);
 
 }  // namespace specd::cli

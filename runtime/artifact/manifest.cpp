@@ -228,7 +228,8 @@ CalibrationProvenance parse_provenance(const json& object, const std::string& wh
                  {"features", features},
                  {"cache_level", level ? json(*level) : json()},
                  {"cache_bytes", bytes ? json(*bytes) : json()},
-                 {"threads", machine.integer_in("threads", 1, INT32_MAX)}};
+                 {"threads", machine.integer_in("threads", 1, INT32_MAX)},
+                 {"device", machine.string("device")}};
   }
   if (reader.has("shards")) {
     const json& shards = reader.at("shards");

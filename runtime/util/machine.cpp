@@ -105,13 +105,14 @@ CpuInfo read_cpuinfo() {
   return info;
 }
 
-nlohmann::json machine_json(const CpuInfo& cpu, int threads) {
+nlohmann::json machine_json(const CpuInfo& cpu, int threads, const std::string& device) {
   const CacheLevel& cache = cpu.last_level_cache;
   return {{"cpu", cpu.model},
           {"features", cpu.features},
           {"cache_level", cache.bytes > 0 ? nlohmann::json(cache.level) : nlohmann::json()},
           {"cache_bytes", cache.bytes > 0 ? nlohmann::json(cache.bytes) : nlohmann::json()},
-          {"threads", threads}};
+          {"threads", threads},
+          {"device", device}};
 }
 
 std::string machine_text(const nlohmann::json& m) {
@@ -127,12 +128,13 @@ std::string machine_text(const nlohmann::json& m) {
     const int64_t threads = m["threads"].get<int64_t>();
     text += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   }
+  if (field(m, "device").is_string() && m["device"] != "cpu") text += ", on " + m["device"].get<std::string>();
   return text;
 }
 
 bool same_machine(const nlohmann::json& a, const nlohmann::json& b) {
   if (machine_text(a).empty() || machine_text(b).empty()) return false;
-  for (const char* key : {"cpu", "cache_level", "cache_bytes", "threads"})
+  for (const char* key : {"cpu", "cache_level", "cache_bytes", "threads", "device"})
     if (field(a, key) != field(b, key)) return false;
   return true;
 }

@@ -36,14 +36,15 @@ CacheLevel read_last_level_cache();
 // This machine's: /proc/cpuinfo and the cache from sysfs.
 CpuInfo read_cpuinfo();
 
-// {"cpu", "features", "cache_level", "cache_bytes" (both null when unknown), "threads"}: the form
-// written beside timings.
-nlohmann::json machine_json(const CpuInfo& cpu, int threads);
-// "Intel(R) Xeon(R) Processor, 300 MiB L3, 2 threads" from machine_json's form; "" for null or a
-// value that is not such an object.
+// {"cpu", "features", "cache_level", "cache_bytes" (both null when unknown), "threads", "device"}:
+// the form written beside timings. `device` is what ran the model: "cpu" (specd's kernels), "cpu
+// (ATen)", or a libtorch device such as "cuda:0" (then the CPU is only the host).
+nlohmann::json machine_json(const CpuInfo& cpu, int threads, const std::string& device);
+// "Intel(R) Xeon(R) Processor, 300 MiB L3, 2 threads" from machine_json's form (", on cuda:0"
+// added for a device other than "cpu"); "" for null or a value that is not such an object.
 std::string machine_text(const nlohmann::json& machine);
-// Whether two machine_json values name the same CPU, cache and thread count; false when either
-// is missing.
+// Whether two machine_json values name the same CPU, cache, thread count and device; false when
+// either is missing.
 bool same_machine(const nlohmann::json& a, const nlohmann::json& b);
 
 }  // namespace specd

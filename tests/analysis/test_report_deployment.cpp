@@ -355,7 +355,7 @@ TEST_CASE("drift: a sweep's chosen run against the deploy's t interval", "[repor
 // The report's list of sources says where each trace file's runs were measured (traces version 5).
 TEST_CASE("deployment: a trace file's machine, from its runs' records", "[report][deploy]") {
   const auto machine = [](const std::string& cpu) {
-    return nlohmann::json{{"cpu", cpu}, {"features", nlohmann::json::array()}, {"cache_level", 3}, {"cache_bytes", 33554432}, {"threads", 2}}.dump();
+    return nlohmann::json{{"cpu", cpu}, {"features", nlohmann::json::array()}, {"cache_level", 3}, {"cache_bytes", 33554432}, {"threads", 2}, {"device", "cpu"}}.dump();
   };
   TraceFile file{"t.sqlite", {}};
   for (int i = 0; i < 2; ++i) {

@@ -114,7 +114,7 @@ std::vector<std::string> plain(const Section& s) {
 }
 
 json machine(const std::string& cpu, int64_t cache_mib) {
-  return {{"cpu", cpu}, {"features", {"avx2", "fma"}}, {"cache_level", 3}, {"cache_bytes", cache_mib << 20}, {"threads", 2}};
+  return {{"cpu", cpu}, {"features", {"avx2", "fma"}}, {"cache_level", 3}, {"cache_bytes", cache_mib << 20}, {"threads", 2}, {"device", "cpu"}};
 }
 
 }  // namespace
@@ -143,6 +143,17 @@ TEST_CASE("report verdict: the machine each bench file was measured on, a mix fl
                           "csd's thresholds were chosen by a sweep measured on AMD EPYC 9B14, 32 MiB L3, 2 threads, and this run was measured "
                           "on Intel(R) Xeon(R) Processor, 300 MiB L3, 2 threads: its drift contract carries over, its choice of the fastest "
                           "point may not."});
+  }
+  SECTION("an older bench file first in the list, without a machine: the others still agree") {
+    BenchFile old = in.bench[1];
+    old.path = "old.json";
+    old.json.erase("machine");
+    in.bench.insert(in.bench.begin(), old);
+    s = verdict_section(in);
+    CHECK(flags(s).empty());
+    CHECK(plain(s) == std::vector<std::string>{"Measured on: t0.json: AMD EPYC 9B14, 32 MiB L3, 2 threads; t1.json: AMD EPYC 9B14, 32 MiB L3, 2 threads.",
+                                               "The machine is not recorded in old.json (written by a specd before bench --json recorded "
+                                               "it): compare its speedups only with its own."});
   }
   SECTION("a bench file that does not record its machine") {
     in.bench[1].json.erase("machine");

@@ -153,7 +153,7 @@ TEST_CASE("bench --traces: killed with SIGKILL at random points, the finished pr
     CHECK(!run.finished_at.empty());
     // The speedups are this machine's: the JSON and the printed table say which one.
     const auto report = nlohmann::json::parse(read_text_file(ref_json));
-    CHECK(report["machine"] == machine_json(read_cpuinfo(), 1));
+    CHECK(report["machine"] == machine_json(read_cpuinfo(), 1, "cpu"));
     CHECK(nlohmann::json::parse(run.info.machine_json) == report["machine"]);
     CHECK(r.out.find("measured on " + machine_text(report["machine"]) + "\n") != std::string::npos);
   }
@@ -267,7 +267,7 @@ TEST_CASE("bench --resume: refused without traces, for a learning policy, and fo
   require_one_line_error(run_cli(bench(traces, json, "--resume")), "was measured on an unrecorded machine, ");
   {
     sqlite::Database db(traces, sqlite::Database::Mode::ReadWriteCreate);
-    sqlite::Statement(db, "UPDATE runs SET machine = ?").bind(1, machine_json(read_cpuinfo(), 1).dump()).run();
+    sqlite::Statement(db, "UPDATE runs SET machine = ?").bind(1, machine_json(read_cpuinfo(), 1, "cpu").dump()).run();
   }
   // An empty database (a bench killed before its schema committed) holds nothing to resume; a
   // bench without --resume writes its traces there.

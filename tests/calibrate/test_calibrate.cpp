@@ -94,7 +94,7 @@ TEST_CASE("calibrate csd: the same command twice gives the same tables and array
   CHECK(slurp(one + "/calibration.h5") == slurp(two + "/calibration.h5"));
   CHECK(run_cli("artifact verify " + one + " --target " + pair().target + " --draft " + pair().draft).exit_code == 0);
   // Where it ran: the provenance names the machine, and inspect prints it beside the decoding time.
-  const nlohmann::json here = machine_json(read_cpuinfo(), 1);
+  const nlohmann::json here = machine_json(read_cpuinfo(), 1, "cpu");
   CHECK(a.csd->provenance.machine == here);
   const CliResult inspect = run_cli("artifact inspect " + one);
   REQUIRE(inspect.exit_code == 0);

@@ -183,7 +183,7 @@ void write_bench(const std::string& path) {
                       {"draft_forward_ms", {{{"ms", 0.03}, {"tokens", 1}}, {{"ms", 0.05}, {"tokens", 2}}}},
                       {"draft_ms_per_drafted_token", 0.03}, {"lossless", {{"ar", true}, {"csd", false}, {"arc", false}}},
                       {"machine", {{"cpu", "AMD EPYC 9B14"}, {"features", {"avx2", "fma", "avx512f", "avx512_bf16"}}, {"cache_level", 3},
-                                   {"cache_bytes", 33554432}, {"threads", 2}}},
+                                   {"cache_bytes", 33554432}, {"threads", 2}, {"device", "cpu"}}},
                       {"max_prompts", 6}, {"repeats", 1}, {"results", results},
                       {"target_forward_ms", {{{"ms", 2.5}, {"tokens", 1}}, {{"ms", 2.75}, {"tokens", 2}}}}, {"temperature", 0.0}};
   std::ofstream(path) << bench.dump(1) << "\n";

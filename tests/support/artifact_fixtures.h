@@ -47,7 +47,7 @@ inline CalibrationProvenance fake_provenance(const std::string& policy) {
   p.counts = nlohmann::json::object();
   p.wall_s = 12.5;
   p.machine = {{"cpu", "AMD EPYC 9B14"}, {"features", {"avx2", "fma", "avx512f", "avx512_bf16"}}, {"cache_level", 3},
-               {"cache_bytes", int64_t{32} << 20}, {"threads", 2}};
+               {"cache_bytes", int64_t{32} << 20}, {"threads", 2}, {"device", "cpu"}};
   return p;
 }
 

@@ -37,7 +37,7 @@ RunInfo sample_run(const std::string& method) {
   run.options_json = R"({"gamma":4,"temperature":0})";
   run.specd_version = "0.1.0";
   run.specd_commit = "0123456789abcdef0123456789abcdef01234567";
-  run.machine_json = R"({"cache_bytes":33554432,"cache_level":3,"cpu":"AMD EPYC 9B14","features":["avx2"],"threads":2})";
+  run.machine_json = R"({"cache_bytes":33554432,"cache_level":3,"cpu":"AMD EPYC 9B14","device":"cpu","features":["avx2"],"threads":2})";
   return run;
 }
 

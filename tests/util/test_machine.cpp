@@ -37,11 +37,15 @@ TEST_CASE("the machine's JSON form and its text", "[machine]") {
   cpu.model = "AMD EPYC 9B14";
   cpu.features = {"avx2", "fma"};
   cpu.last_level_cache = {3, int64_t{32} << 20, 2};
-  const json epyc = machine_json(cpu, 2);
-  CHECK(epyc == json{{"cpu", "AMD EPYC 9B14"}, {"features", {"avx2", "fma"}}, {"cache_level", 3}, {"cache_bytes", 33554432}, {"threads", 2}});
+  const json epyc = machine_json(cpu, 2, "cpu");
+  CHECK(epyc == json{{"cpu", "AMD EPYC 9B14"}, {"features", {"avx2", "fma"}}, {"cache_level", 3}, {"cache_bytes", 33554432}, {"threads", 2},
+                     {"device", "cpu"}});
   CHECK(machine_text(epyc) == "AMD EPYC 9B14, 32 MiB L3, 2 threads");
+  const json gpu = machine_json(cpu, 2, "cuda:0");
+  CHECK(machine_text(gpu) == "AMD EPYC 9B14, 32 MiB L3, 2 threads, on cuda:0");
+  CHECK_FALSE(same_machine(epyc, gpu));  // the host alone does not make two runs comparable
   cpu.last_level_cache = {};
-  const json unknown_cache = machine_json(cpu, 1);
+  const json unknown_cache = machine_json(cpu, 1, "cpu");
   CHECK(unknown_cache["cache_bytes"].is_null());
   CHECK(machine_text(unknown_cache) == "AMD EPYC 9B14, 1 thread");
   CHECK(machine_text(json()).empty());
@@ -69,5 +73,5 @@ TEST_CASE("this machine: a model name, and a last-level cache where sysfs has on
   } else {
     CHECK(cache.level == 0);
   }
-  CHECK(!machine_text(machine_json(here, 2)).empty());
+  CHECK(!machine_text(machine_json(here, 2, "cpu")).empty());
 }
