@@ -9,9 +9,7 @@
 #include "io/sha256.h"
 #include "model_files.h"
 #include "run_metadata.h"
-#include "model/cpu_threads.h"
 #include "util/error.h"
-#include "util/machine.h"
 
 namespace specd::cli {
 

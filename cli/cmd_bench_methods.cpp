@@ -155,10 +155,12 @@ std::vector<std::map<std::string, MethodTally>> finished_items(const std::string
   for (const auto& m : setup.methods) {
     if (!run_ids.count(m)) input_error(traces_path, "no unfinished run of " + m + " with these options to resume");
     const auto stored_machine = nlohmann::json::parse(run_machines.at(run_ids.at(m)), nullptr, /*allow_exceptions=*/false);
-    if (!same_machine(stored_machine, machine))
+    if (!same_machine(stored_machine, machine)) {
+      const std::string stored_text = machine_text(stored_machine);
       input_error(traces_path, "run " + std::to_string(run_ids.at(m)) + " was measured on " +
-                                   (machine_text(stored_machine).empty() ? std::string("an unrecorded machine") : machine_text(stored_machine)) +
-                                   ", this is " + machine_text(machine) + ": resumed, its speedups would mix machines; run again without --resume");
+                                   (stored_text.empty() ? "an unrecorded machine" : stored_text) + ", this is " + machine_text(machine) +
+                                   ": resumed, its speedups would mix machines; run again without --resume");
+    }
     const std::vector<TraceRequest> requests = reader.requests(run_ids.at(m));
     if (count && requests.size() != *count)
       input_error(traces_path, "the unfinished runs hold different numbers of prompts (" + std::to_string(*count) + " and " +

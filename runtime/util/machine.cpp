@@ -1,9 +1,10 @@
 #include "util/machine.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
+
+#include "util/format.h"
 
 namespace specd {
 
@@ -118,12 +119,9 @@ nlohmann::json machine_json(const CpuInfo& cpu, int threads, const std::string& 
 std::string machine_text(const nlohmann::json& m) {
   if (!m.is_object() || !field(m, "cpu").is_string()) return "";
   std::string text = m["cpu"].get<std::string>();
-  if (field(m, "cache_bytes").is_number_integer() && field(m, "cache_level").is_number_integer()) {
-    char cache[64];
-    std::snprintf(cache, sizeof cache, ", %g MiB L%lld", static_cast<double>(m["cache_bytes"].get<int64_t>()) / (1 << 20),
-                  static_cast<long long>(m["cache_level"].get<int64_t>()));
-    text += cache;
-  }
+  if (field(m, "cache_bytes").is_number_integer() && field(m, "cache_level").is_number_integer())
+    text += strprintf(", %g MiB L%lld", static_cast<double>(m["cache_bytes"].get<int64_t>()) / (1 << 20),
+                      static_cast<long long>(m["cache_level"].get<int64_t>()));
   if (field(m, "threads").is_number_integer()) {
     const int64_t threads = m["threads"].get<int64_t>();
     text += ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
