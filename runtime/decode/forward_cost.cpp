@@ -76,8 +76,6 @@ CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_
     std::nth_element(ms[s].begin(), ms[s].begin() + ms[s].size() / 2, ms[s].end());
     points.emplace_back(sizes[s], std::max(ms[s][ms[s].size() / 2], 1e-6));
   }
-  // Noise can make a larger forward look cheaper; the budget assumes a non-decreasing curve.
-  for (size_t i = 1; i < points.size(); ++i) points[i].second = std::max(points[i].second, points[i - 1].second);
   return CostCurve(points);
 }
 

@@ -11,6 +11,12 @@ namespace specd {
 namespace {
 
 constexpr double kNoScore = -std::numeric_limits<double>::infinity();
+// Per step, the share of branch and successor evidence kept: a half-life of about 140 steps, a
+// window of a few hundred nodes while such nodes are drafted every step. Their rates are low
+// (a few percent) and change with the text slowly, so the budget's own window (about 20 steps)
+// would leave its prior (0.6, worth 2 nodes) doubling them; once a kind is off, the fading
+// evidence moves its rate back towards the prior until it is tried again.
+constexpr double kNodeRateDrift = 0.995;
 
 // Double accumulation in 8 independent lanes: the compiler vectorises it (one running sum it may
 // not reorder), and reranking scores every candidate's state, hundreds a step on long prompts.
@@ -53,6 +59,14 @@ void top_ids_of(const float* row, int64_t vocab, int32_t k, std::vector<int32_t>
     for (int64_t i = 0; i < kBlock; ++i) offer(static_cast<int32_t>(id + i));
   }
   for (; id < vocab; ++id) offer(static_cast<int32_t>(id));
+}
+
+// Whether a node expected to commit `gain` tokens raises the step's rate when added to a proposal
+// of `nodes` nodes expected to commit `expected` tokens (then `expected` counts it).
+bool pays(const DraftBudget& budget, double draft_ms_per_node, int32_t nodes, double& expected, double gain) {
+  if (budget.rate_of(nodes + 1, expected + gain, draft_ms_per_node) <= budget.rate_of(nodes, expected, draft_ms_per_node)) return false;
+  expected += gain;
+  return true;
 }
 
 }  // namespace
@@ -150,8 +164,30 @@ void AdaPldDrafter::observe_prefill(const TargetOutputs& prefill) {
   }
 }
 
+double AdaPldDrafter::NodeRate::estimate(const DraftBudgetOptions& prior) const {
+  return (accepted + prior.prior_weight * prior.prior_acceptance) / (tried + prior.prior_weight);
+}
+
+void AdaPldDrafter::NodeRate::add(bool accepted_now) {
+  accepted += accepted_now ? 1 : 0;
+  tried += 1;
+}
+
 void AdaPldDrafter::observe(const StepFeedback& feedback) {
   const std::vector<int32_t>& path = feedback.result.path;
+  const DraftTree& tree = feedback.tree;
+  for (NodeRate* rate : {&branch_rates_[0], &branch_rates_[1], &successor_rate_}) {
+    rate->accepted *= kNodeRateDrift;
+    rate->tried *= kNodeRateDrift;
+  }
+  const int32_t taken = path.size() > 1 ? path[1] : -1;  // the accepted depth-1 node
+  for (int32_t node = 1; node < tree.size(); ++node) {
+    if (tree.sources[node] == DraftSource::Branch) {
+      branch_rate(retrieval_ == AdaPldRetrieval::Lexical).add(node == taken);
+    } else if (tree.sources[node] == DraftSource::Successor && tree.parents[node] == taken) {
+      successor_rate_.add(path.size() > 2 && path[2] == node);
+    }
+  }
   const TargetOutputs& target = feedback.target;
   const bool has_hidden = !target.hidden.empty() && target.hidden_size > 0;
   for (size_t i = 0; i < feedback.committed_now.size(); ++i) {
@@ -295,8 +331,18 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   // rerank of every similar position: tens of microseconds on long prompts) runs only when its
   // anchor could draft something: a semantic anchor has no copy path, only branches, and the
   // budget must grant its class a node. Otherwise the tree is the root alone either way.
+  DraftBudget* budget = request.budget;
+  if (budget) {
+    rate_prior_.prior_acceptance = budget->options().prior_acceptance;
+    rate_prior_.prior_weight = budget->options().prior_weight;
+  }
+  // Whether a first branch under a semantic anchor would pay for its row (a tree of its own).
+  auto semantic_branch_pays = [&] {
+    double expected = 1;
+    return !budget || pays(*budget, budget->draft_cost(kSemanticClass), 0, expected, branch_rate(false).estimate(rate_prior_));
+  };
   const bool search_semantic = options_.semantic && options_.use_branches && options_.branches > 0 && request.max_depth > 0 &&
-                               request.nodes_for(kSemanticClass) > 0;
+                               request.nodes_for(kSemanticClass) > 0 && semantic_branch_pays();
   const Candidates anchors = retrieve(request.root_token, end, search_semantic);
   if (anchors.kind == AdaPldRetrieval::None && options_.semantic && !search_semantic) {
     retrieval_ = AdaPldRetrieval::Skipped;
@@ -322,10 +368,19 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   if (lexical)
     for (int32_t p = anchor + 1; p <= std::min(anchor + options_.max_copy, end) && static_cast<int32_t>(main.size()) < depth; ++p)
       main.push_back(token_at(p));
+  const int32_t main_nodes = std::min(static_cast<int32_t>(main.size()), nodes);
+  // With a budget, each branch and successor must pay for its row (see the header).
+  const int32_t cls = proposal_class();
+  const double draft_ms = budget ? budget->draft_cost(cls) : 0;
+  double expected = budget ? budget->expected_tokens(cls, main_nodes, depth) : 0;
+  const double branch_gain = branch_rate(lexical).estimate(rate_prior_);
+  const double successor_gain = branch_gain * successor_rate_.estimate(rate_prior_);
+  auto node_pays = [&](int32_t used, double gain) { return !budget || pays(*budget, draft_ms, used, expected, gain); };
+
   std::vector<int32_t> branches;
-  // Only when the budget leaves nodes after the main path: a prompt anchor's top-K costs a row
-  // through the output head.
-  if (options_.use_branches && static_cast<int32_t>(main.size()) < nodes)
+  // Only when the budget leaves nodes after the main path and a branch pays there: a prompt
+  // anchor's top-K costs a row through the output head.
+  if (options_.use_branches && main_nodes < nodes && node_pays(main_nodes, branch_gain))
     for (int32_t id : top_ids(anchor)) {
       if (static_cast<int32_t>(branches.size()) == options_.branches) break;
       if (!main.empty() && id == main[0]) continue;
@@ -335,9 +390,9 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   // The main path first, then the branches in top-K order, then successors in branch order.
   std::vector<int32_t> branch_nodes;
   int32_t used = 0, parent = 0;
-  for (size_t i = 0; i < main.size() && used < nodes; ++i, ++used, ++main_)
-    parent = tree.add(parent, main[i], DraftSource::Retrieval, 1.0f);
-  for (size_t i = 0; i < branches.size() && used < nodes; ++i, ++used, ++branches_)
+  for (; used < main_nodes; ++used, ++main_) parent = tree.add(parent, main[used], DraftSource::Retrieval, 1.0f);
+  // The first branch was priced above.
+  for (size_t i = 0; i < branches.size() && used < nodes && (i == 0 || node_pays(used, branch_gain)); ++i, ++used, ++branches_)
     branch_nodes.push_back(tree.add(0, branches[i], DraftSource::Branch, 1.0f));
   if (options_.use_successors && (!options_.successors_on_semantic_only || !lexical) && depth >= 2)
     for (int32_t node : branch_nodes) {
@@ -345,6 +400,7 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
       const Candidates followers = retrieve(tree.tokens[node], end);
       const int32_t t = rerank(followers.positions, anchor);
       if (t < 0) continue;
+      if (!node_pays(used, successor_gain)) break;
       tree.add(node, token_at(t + 1), DraftSource::Successor, 1.0f);
       ++successors_;
       ++used;

@@ -20,6 +20,17 @@
 //    accepted far more often than branches (in one quick bench over code editing and
 //    summarization, main path first: MAT 1.78; main path and branches alternating: 1.66).
 //    A budget of L + 2K holds the paper's whole tree.
+//  * With a cost-aware budget, a branch or successor also has to pay for its own row: the chain's
+//    estimates would price it as the path's next level, where a branch is accepted only when the
+//    target now prefers another of the anchor's top-K (on the large demo pair 1 branch in 120
+//    under lexical anchors, 1 in 15 under semantic ones, where on the Xeon, whose cache holds
+//    the target, a verified row costs a tenth to a fifth of a step). Each node is added while the step's expected tokens per
+//    millisecond (DraftBudget::rate_of) rise with it, priced by its own acceptance rate, learned
+//    per node from the steps (branches under lexical and under semantic anchors apart, successors
+//    given their branch) with the budget's prior. The rates are kept across requests (they are
+//    the pair's and the workload's) and forget with the steps (a half-life of about 140), so a kind
+//    switched off drifts back towards the prior and is tried again later. Without a budget every
+//    branch the node count allows is drafted, as in the paper.
 //  * No anchor at all: the root alone (an AR step).
 // The target's top-(K+1) per committed position and its layer-l hidden states are kept as the
 // forwards produce them (prefill rows, then each step's committed path rows); nothing re-runs
@@ -116,6 +127,17 @@ class AdaPldDrafter : public Drafter {
   mutable std::vector<float> embedding_rows_, embedding_norms_;
   mutable std::unordered_map<int32_t, std::vector<float>> cosines_;
   mutable std::vector<int32_t> distinct_slots_;  // per distinct_ entry (a prefix of it): its slot
+
+  // Acceptance of drafted branch and successor nodes: decayed counts (see the budget bullet above).
+  struct NodeRate {
+    double accepted = 0, tried = 0;
+    double estimate(const DraftBudgetOptions& prior) const;
+    void add(bool accepted_now);
+  };
+  DraftBudgetOptions rate_prior_;  // the last budget's prior (its other fields unused)
+  NodeRate& branch_rate(bool lexical) { return branch_rates_[lexical ? 0 : 1]; }
+  NodeRate branch_rates_[2];  // under lexical, semantic anchors
+  NodeRate successor_rate_;   // given the branch was accepted
 
   // The last step, for proposal_class() and the trace.
   AdaPldRetrieval retrieval_ = AdaPldRetrieval::None;

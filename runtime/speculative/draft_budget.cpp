@@ -12,6 +12,9 @@ CostCurve::CostCurve(std::vector<std::pair<int32_t, double>> points) : points_(s
     if (points_[i].first < 1 || !(points_[i].second > 0)) throw std::invalid_argument("cost curve: n >= 1 and ms > 0 expected");
     if (i > 0 && points_[i].first <= points_[i - 1].first) throw std::invalid_argument("cost curve: n must ascend");
   }
+  // Timing noise can make a larger forward look cheaper (two rows ride on one's weight reads on a
+  // CPU), and a curve that dips would price a drafted row below nothing.
+  for (size_t i = 1; i < points_.size(); ++i) points_[i].second = std::max(points_[i].second, points_[i - 1].second);
 }
 
 double CostCurve::at(int32_t n) const {
@@ -66,9 +69,13 @@ double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) c
 
 double DraftBudget::rate(int32_t k, Acceptance a, int32_t max_depth, double draft_ms_per_node) const {
   if (draft_ms_per_node < 0) draft_ms_per_node = options_.draft_ms_per_node;
+  return rate_of(k, expected_committed(k, a, max_depth), draft_ms_per_node);
+}
+
+double DraftBudget::rate_of(int32_t k, double expected, double draft_ms_per_node) const {
   const int32_t rows = load_.rows + k + 1;
   const double verify_ms = load_.fixed_ms >= 0 ? load_.step_ms(rows) : cost_ms(rows);
-  return (load_.tokens + expected_committed(k, a, max_depth)) / (verify_ms + load_.draft_ms + k * draft_ms_per_node);
+  return (load_.tokens + expected) / (verify_ms + load_.draft_ms + k * draft_ms_per_node);
 }
 
 void DraftBudget::observe_cost(int32_t n, double ms) {
@@ -101,9 +108,14 @@ double DraftBudget::draft_cost(int32_t cls) const {
 }
 
 double DraftBudget::cost_ms(int32_t n) const {
-  if (static_cast<size_t>(n) < observed_ms_.size() && observed_ms_[n] > 0) return observed_ms_[n];
   const double scale = observed_ms_.size() > 1 && observed_ms_[1] > 0 ? observed_ms_[1] / cost_.at(1) : 1.0;
-  return cost_.at(n) * scale;
+  auto own = [&](int32_t m) {
+    return static_cast<size_t>(m) < observed_ms_.size() && observed_ms_[m] > 0 ? observed_ms_[m] : cost_.at(m) * scale;
+  };
+  // The running means are noisy; a size never costs less than a smaller one (as the curve).
+  double ms = own(n);
+  for (int32_t m = std::min<int32_t>(n - 1, static_cast<int32_t>(observed_ms_.size()) - 1); m >= 1; --m) ms = std::max(ms, own(m));
+  return ms;
 }
 
 int32_t DraftBudget::best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const {

@@ -39,7 +39,8 @@
 namespace specd {
 
 // Milliseconds of one target forward of n tokens, measured at a few n and interpolated linearly
-// between them (extrapolated from the last two beyond the largest).
+// between them (extrapolated from the last two beyond the largest). Never decreasing in n: a
+// point below an earlier one is raised to it.
 class CostCurve {
  public:
   CostCurve() = default;
@@ -115,7 +116,7 @@ class DraftBudget {
   void reset();
   // A verification forward of n tokens took `ms`.
   void observe_cost(int32_t n, double ms);
-  double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it
+  double cost_ms(int32_t n) const;  // t(n) as the budget currently believes it, never below t(m < n)
   // Drafting `nodes` nodes of class `cls` took `ms` (SAM's retrieval costs ~nothing, its
   // draft-model fallback a forward per level: c is learned per class, and kept across requests).
   void observe_draft_cost(int32_t cls, int32_t nodes, double ms);
@@ -146,6 +147,10 @@ class DraftBudget {
   // Expected committed tokens per millisecond with k drafted nodes (the batch's, under a load).
   double rate(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX, double draft_ms_per_node = -1) const;
   double rate(int32_t k, double a) const { return rate(k, Acceptance{a, a}); }
+  // The same for k drafted nodes expected to commit `expected` tokens (the root's included), for a
+  // drafter whose nodes are not a chain (AdaPLD's branches); c: the drafter's cost per node.
+  double rate_of(int32_t k, double expected, double draft_ms_per_node) const;
+  const DraftBudgetOptions& options() const { return options_; }
   const CostCurve& cost() const { return cost_; }
 
  private:

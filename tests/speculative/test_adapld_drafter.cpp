@@ -343,3 +343,69 @@ TEST_CASE("adapld skips the semantic search when the budget grants its class no 
   CHECK(drafter.retrieve(9, 5).positions == std::vector<int32_t>{0, 3});
   CHECK(drafter.retrieve(9, 5, false).kind == AdaPldRetrieval::None);
 }
+
+TEST_CASE("with a budget, adapld drafts a branch only while its learned acceptance pays for the row", "[adapld]") {
+  AdaPldOptions o;
+  o.semantic = false;
+  o.branches = 3;
+  o.max_copy = 1;  // a one-token main path: the budget's second node goes to a branch
+  AdaPldDrafter drafter(o, 0, {});
+  const int vocab = 8;
+  // Every logits row ranks the tokens 0, 1, 2, ...: the anchor's branches are 0, 2, 3 after main 1.
+  std::vector<float> row(vocab);
+  for (int v = 0; v < vocab; ++v) row[v] = -static_cast<float>(v);
+  Tokens committed{1, 1, 1, 1};
+  drafter.begin(committed, 0);
+  std::vector<float> prefill_logits;
+  for (size_t p = 0; p < committed.size(); ++p) prefill_logits.insert(prefill_logits.end(), row.begin(), row.end());
+  TargetOutputs prefill;
+  prefill.logits = prefill_logits.data();
+  prefill.rows = static_cast<int64_t>(committed.size());
+  prefill.vocab = vocab;
+  drafter.observe_prefill(prefill);
+
+  // A second verified row costs a fifth of a step; the main path's class stays at the prior.
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.2}, {3, 1.4}, {8, 2.4}}));
+  REQUIRE(budget.nodes_for(1, 8) >= 2);
+  // One step: root 1, the target accepts `accept` (0: nothing, 1: the main path, 2: the branch).
+  auto step = [&](int accept) {
+    const DraftTree tree = drafter.propose(DraftRequest{committed, 1, 8, 8, &budget});
+    int32_t branch = -1;
+    for (int32_t n = 1; n < tree.size(); ++n)
+      if (tree.sources[n] == DraftSource::Branch && branch < 0) branch = n;
+    std::vector<int32_t> path{0};
+    if (accept == 1 && tree.size() > 1) path.push_back(1);
+    if (accept == 2 && branch > 0) path.push_back(branch);
+    Tokens now;
+    std::vector<float> logits;
+    for (int32_t n : path) now.push_back(tree.tokens[n]);
+    for (int32_t n = 0; n < tree.size(); ++n) logits.insert(logits.end(), row.begin(), row.end());
+    AcceptResult result;
+    result.path = path;
+    result.next_token = 1;
+    TargetOutputs outputs;
+    outputs.logits = logits.data();
+    outputs.rows = tree.size();
+    outputs.vocab = vocab;
+    drafter.observe(StepFeedback{tree, result, now, outputs});
+    committed.insert(committed.end(), now.begin(), now.end());
+    return branch > 0;
+  };
+
+  CHECK(step(1));  // at the prior (0.6) a branch pays for its row
+  int drafted = 1;
+  for (int i = 0; i < 40; ++i) drafted += step(1);  // ...and is never accepted
+  CHECK(drafted < 20);
+  CHECK_FALSE(step(1));  // its rate is now far below what the row costs
+  // Steps without branches: the evidence fades and a branch is tried again (here the target takes
+  // it, and from then on every branch drafted).
+  int steps = 0;
+  while (!step(2) && steps < 2000) ++steps;
+  CHECK(steps > 10);
+  CHECK(steps < 2000);
+  for (int i = 0; i < 20; ++i) CHECK(step(2));
+
+  // Without a budget the paper's tree: every branch the node count allows.
+  const DraftTree tree = drafter.propose(DraftRequest{committed, 1, 8, 8});
+  CHECK(std::count(tree.sources.begin(), tree.sources.end(), DraftSource::Branch) == 3);
+}

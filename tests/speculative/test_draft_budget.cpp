@@ -18,6 +18,26 @@ TEST_CASE("a cost curve interpolates between its points and extrapolates beyond 
   CHECK_THROWS(CostCurve({{1, 0.0}}));
 }
 
+TEST_CASE("neither the curve nor the learned costs let a larger verify cost less than a smaller one") {
+  // Measured at load, two rows timed below one (noise where a second row rides on the weight reads).
+  const CostCurve curve({{1, 2.8}, {2, 2.5}, {4, 3.0}});
+  CHECK(curve.at(2) == Approx(2.8));
+  CHECK(curve.at(3) == Approx(2.9));
+  CHECK(curve.points()[1].second == Approx(2.8));
+
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.1}, {4, 1.5}}));
+  for (int i = 0; i < 50; ++i) {
+    budget.observe_cost(1, 3.0);  // plain steps
+    budget.observe_cost(2, 2.6);  // one drafted row, timed lower: noise
+  }
+  CHECK(budget.cost_ms(1) == Approx(3.0).epsilon(0.01));
+  CHECK(budget.cost_ms(2) == Approx(3.0).epsilon(0.01));       // not 2.6
+  CHECK(budget.cost_ms(3) >= budget.cost_ms(2));
+  // A drafted row expected to commit nothing never pays, however cheap it looks.
+  CHECK(budget.rate_of(1, 1.0, 0) <= budget.rate_of(0, 1.0, 0));
+  CHECK(budget.rate_of(2, expected_committed(2, {0.5, 0.5}), 0.1) == Approx(budget.rate(2, {0.5, 0.5}, INT32_MAX, 0.1)));
+}
+
 TEST_CASE("the budget maximises expected committed tokens per millisecond") {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.8;
@@ -119,7 +139,9 @@ TEST_CASE("verify costs are learned from the steps, unseen sizes follow the obse
   CHECK(budget.cost_ms(4) == Approx(3.2));
   for (int i = 0; i < 200; ++i) budget.observe_cost(4, 10.0);  // and 4-token verifies dearer still
   CHECK(budget.cost_ms(4) == Approx(10.0).epsilon(0.01));
-  CHECK(budget.cost_ms(8) == Approx(4.8));
+  CHECK(budget.cost_ms(6) == Approx(10.0).epsilon(0.01));  // the scaled curve's 4.0, but never below t(4)
+  CHECK(budget.cost_ms(8) == Approx(10.0).epsilon(0.01));  // ...nor its 4.8
+  CHECK(budget.cost_ms(2) == Approx(2.4));  // a size below the dear one still follows t(1)
   budget.reset();  // a new request keeps what was learned about costs
   CHECK(budget.cost_ms(4) == Approx(10.0).epsilon(0.01));
 }
