@@ -10,6 +10,7 @@
 #include "model/llama_model.h"
 #include "model_files.h"
 #include "options.h"
+#include "run_metadata.h"
 #include "serve/http_server.h"
 #include "speculative/calibrated_parts.h"
 #include "util/error.h"
@@ -70,6 +71,7 @@ int run_serve(const Args& args) {
   deployment.stop_tokens = files.stop_tokens;
   deployment.chat_template = chat_template_of(model_dir, tokenizer_path);
   deployment.max_tokens = max_tokens;
+  deployment.machine = this_machine(device);
   deployment.default_method = method;
   // The draft: --draft, or the demo target's own; without one, methods that need it are not served.
   std::string draft_dir = method_args.draft_dir;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "methods/method_registry.h"
 #include "speculative/draft_budget.h"
 #include "speculative/method_options.h"
@@ -43,6 +45,8 @@ struct Deployment {
   // requests' draft budgets and the batch planner start from them. Empty: not measured.
   CostCurve target_cost, draft_cost;
   int64_t max_tokens = 512;  // the most new tokens a request may ask for (and a chat's default)
+  // Where the models run (machine_json): /metrics names it, since the server's speeds are its.
+  nlohmann::json machine;
 };
 
 }  // namespace specd::serve

@@ -210,6 +210,7 @@ void HttpServer::serve(const Deployment& deployment) {
   const ServerOptions& options = options_;
   httplib::Server& server = *server_;
   ServerMetrics metrics;
+  metrics.set_machine(deployment.machine);
   Scheduler scheduler(deployment, options.parallel, options.queue, options.prefill_chunk, metrics);
   std::atomic<bool> draining{false};
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {

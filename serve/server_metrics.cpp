@@ -17,6 +17,20 @@ void family(std::ostringstream& out, const std::string& name, const char* type, 
   out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
 }
 
+// A label value as the text format escapes it: backslash, double quote and newline.
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 // Latency buckets in seconds, as vLLM's e2e latency histogram spaces them.
 std::vector<double> latency_bounds() { return {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160}; }
 
@@ -83,9 +97,26 @@ void ServerMetrics::set_step_cost(double fixed_ms, double per_row_ms) {
   step_row_ms_ = per_row_ms;
 }
 
+void ServerMetrics::set_machine(const nlohmann::json& machine) {
+  std::string labels;
+  if (machine.is_object())
+    for (const char* key : {"cpu", "cache_level", "cache_bytes", "threads", "device"}) {
+      const auto found = machine.find(key);
+      if (found == machine.end() || found->is_null()) continue;
+      labels += (labels.empty() ? "" : ",") + std::string(key) + "=\"" +
+                label_value(found->is_string() ? found->get<std::string>() : found->dump()) + "\"";
+    }
+  std::lock_guard<std::mutex> lock(mutex_);
+  machine_labels_ = labels;
+}
+
 std::string ServerMetrics::prometheus_text() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::ostringstream out;
+  if (!machine_labels_.empty()) {  // the server's speeds are this machine's (docs/benchmarks.md, The machine)
+    family(out, "specd:machine_info", "gauge", "The machine the models run on: CPU, its last-level cache, threads, device.");
+    out << "specd:machine_info{" << machine_labels_ << "} 1\n";
+  }
   family(out, "specd:num_requests_running", "gauge", "Requests being decoded.");
   out << "specd:num_requests_running " << running_ << '\n';
   family(out, "specd:num_requests_waiting", "gauge", "Requests waiting for a decoding slot.");

@@ -2,12 +2,15 @@
 // The server's counters in Prometheus' text exposition format (GET /metrics). Speculation's
 // counters take vLLM's names (spec_decode_num_drafts, _num_draft_tokens, _num_accepted_tokens,
 // _num_accepted_tokens_per_pos) under specd's prefix, per method; specd adds the lossy counters
-// (rescued, relaxed tokens), request latency and time-to-first-token histograms, and the queue.
+// (rescued, relaxed tokens), request latency and time-to-first-token histograms, the queue, and
+// the machine the models run on (an info gauge, as node_exporter's node_uname_info).
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "serve/request_metrics.h"
 
@@ -43,6 +46,8 @@ class ServerMetrics {
   // The batch planner's fitted cost of a decoding step (all but its drafting), summed up as the
   // line through its cost at 1 and 9 rows: fixed + per_row * rows.
   void set_step_cost(double fixed_ms, double per_row_ms);
+  // The machine the models run on (machine_json), as the specd:machine_info gauge's labels.
+  void set_machine(const nlohmann::json& machine);
   std::string prometheus_text() const;
 
  private:
@@ -56,6 +61,7 @@ class ServerMetrics {
   std::map<int, int64_t> refused_by_status_;
   int64_t prompt_tokens_ = 0, generation_tokens_ = 0, running_ = 0, waiting_ = 0;
   double step_fixed_ms_ = -1, step_row_ms_ = 0;  // fixed < 0: not fitted yet
+  std::string machine_labels_;  // empty: not known
   Histogram latency_, first_token_, queue_time_;
 };
 

@@ -331,6 +331,10 @@ async function main() {
       const fixed = m.value('specd:step_cost_ms', { part: 'fixed' });
       const perRow = m.value('specd:step_cost_ms', { part: 'per_row' });
       check('/metrics has the fitted step cost', fixed >= 0 && perRow >= 0 && fixed + perRow > 0, `${fixed} + ${perRow} per row`);
+      const machine = m.families.find((f) => f.name === 'specd:machine_info');
+      const labels = machine && machine.metrics[0].labels;
+      check('/metrics names the machine the models run on', labels && labels.device === 'cpu' && Number(labels.threads) >= 1 &&
+                labels.cpu.length > 0 && m.value('specd:machine_info') === 1, JSON.stringify(labels));
     }
   } finally {
     server.kill('SIGTERM');
