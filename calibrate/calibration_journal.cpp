@@ -57,6 +57,11 @@ constexpr const char* kSweepRunsSql = R"sql(
 CREATE TABLE IF NOT EXISTS sweep_runs (run_index INTEGER PRIMARY KEY, record TEXT NOT NULL);
 )sql";
 
+// The machines the runs decoded on (note_machine). Created on every open, as arc_samples.
+constexpr const char* kMachinesSql = R"sql(
+CREATE TABLE IF NOT EXISTS machines (seen INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
+)sql";
+
 nlohmann::json sweep_run_record(const SweepRun& r) {
   nlohmann::json stats = nlohmann::json::array();
   for (const SweepStats& s : r.stats)
@@ -144,6 +149,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
     db_->exec(kJournalSql);
     db_->exec(kArcSamplesSql);
     db_->exec(kSweepRunsSql);
+    db_->exec(kMachinesSql);
     sqlite::Statement(*db_, "INSERT INTO identity (json) VALUES (?)").bind(1, identity_.dump()).run();
     transaction.commit();
     return;
@@ -159,6 +165,17 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
                            "): rerun it with its settings or delete it");
   db_->exec(kArcSamplesSql);
   db_->exec(kSweepRunsSql);
+  db_->exec(kMachinesSql);
+}
+
+std::vector<nlohmann::json> CalibrationJournal::note_machine(const nlohmann::json& machine) {
+  sqlite::Transaction transaction(*db_);
+  sqlite::Statement(*db_, "INSERT OR IGNORE INTO machines (json) VALUES (?)").bind(1, machine.dump()).run();
+  transaction.commit();
+  sqlite::Statement query(*db_, "SELECT json FROM machines ORDER BY seen");
+  std::vector<nlohmann::json> machines;
+  while (query.step()) machines.push_back(parse_json(query.text(0), path_ + ": machines"));
+  return machines;
 }
 
 void CalibrationJournal::record_sweep_run(const SweepRun& run) {

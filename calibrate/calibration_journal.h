@@ -60,6 +60,10 @@ class CalibrationJournal {
   std::vector<std::vector<int32_t>> documents(const std::string& policy);  // in the order of prompts(policy)
   std::vector<ArcSample> arc_samples(const std::string& policy);  // by (prompt, step), then as recorded
 
+  // Notes that this run (the first or a resumption) decodes on `machine` (machine_json) and returns
+  // every machine the journal's runs decoded on, in the order first seen. A resumed calibration's
+  // decoding time sums its runs', so it belongs to one machine only when all ran there.
+  std::vector<nlohmann::json> note_machine(const nlohmann::json& machine);
   // Closes and deletes the journal file (once the artifact is written). The object is unusable after.
   void remove();
 

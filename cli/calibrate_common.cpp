@@ -1,5 +1,6 @@
 #include "calibrate_common.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "artifact/artifact_reader.h"
@@ -10,6 +11,7 @@
 #include "model_files.h"
 #include "run_metadata.h"
 #include "util/error.h"
+#include "util/machine.h"
 
 namespace specd::cli {
 
@@ -70,6 +72,14 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
   provenance.job = shard.job_json();
   provenance.machine = this_machine(a.device);
   return items;
+}
+
+void note_machine(CalibrationJournal& journal, CalibrationProvenance& provenance, const char* command) {
+  const std::vector<nlohmann::json> machines = journal.note_machine(provenance.machine);
+  if (machines.size() <= 1) return;
+  std::fprintf(stderr, "%s: resumed on another machine than it began on (%s); its decoding time mixes %zu machines, so the provenance names none\n",
+               command, machine_text(machines.front()).c_str(), machines.size());
+  provenance.machine = nullptr;
 }
 
 nlohmann::json identity(const char* policy, const Artifact& pair, const CalibrationProvenance& p) {

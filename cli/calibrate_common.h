@@ -8,6 +8,7 @@
 
 #include "artifact/artifact.h"
 #include "calibrate/artifact_update.h"
+#include "calibrate/calibration_journal.h"
 #include "options.h"
 #include "sampling/sampler.h"
 #include "workload/workload.h"
@@ -48,5 +49,10 @@ std::vector<WorkloadItem> prepare(CommonArgs& a, CalibrationProvenance& provenan
 
 // The journal's identity: what must not change between an interrupted run and its --resume.
 nlohmann::json identity(const char* policy, const Artifact& pair, const CalibrationProvenance& p);
+
+// Notes this machine in the journal. A calibration resumed on another machine than it began on
+// keeps its results (they do not depend on the machine) but its decoding time mixes the machines:
+// the provenance then names none (as a merge of shards from several) and stderr says so.
+void note_machine(CalibrationJournal& journal, CalibrationProvenance& provenance, const char* command);
 
 }  // namespace specd::cli

@@ -33,6 +33,7 @@
 #include "options.h"
 #include "run_metadata.h"
 #include "util/error.h"
+#include "util/machine.h"
 #include "util/progress.h"
 #include "workload/workload.h"
 
@@ -99,6 +100,7 @@ int run_csd(const Args& args) {
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
   const std::string journal_path = a.out + ".csd-journal.sqlite";
   CalibrationJournal journal(journal_path, identity(kCsdPolicy, artifact, provenance), a.resume);
+  note_machine(journal, provenance, "calibrate csd");
 
   const size_t owned = shard_units(static_cast<int64_t>(items.size()), a.samples_per_prompt, a.shard_index, a.shard_count).size();
   const size_t already = journal.finished_prompts(kCsdPolicy).size();
@@ -270,6 +272,7 @@ int run_arc(const Args& args) {
   CalibrationProvenance journaled = provenance;
   if (stage == ArcStage::deploy) journaled.options["stage"] = "deploy";
   CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, journaled), a.resume);
+  note_machine(journal, provenance, "calibrate arc");
 
   // The prompts are the calibration prompts followed by the audit prompts (held out), each
   // decoded K times; a shard owns unit % N. With deploy sites the odd calibration prompts are
@@ -341,6 +344,12 @@ int run_arc(const Args& args) {
   const double pilot_share_s =
       pilot ? pilot->provenance.wall_s * static_cast<double>(pilot_units.size()) / static_cast<double>(std::max<size_t>(1, pilot->prompts.size())) : 0.0;
   arc.provenance.wall_s = wall_ms / 1000.0 + pilot_share_s;
+  if (pilot && !arc.provenance.machine.is_null() && !same_machine(pilot->provenance.machine, arc.provenance.machine)) {
+    const std::string there = machine_text(pilot->provenance.machine);
+    std::fprintf(stderr, "calibrate arc: the pilot ran on another machine (%s); this stage's time includes its share, so the provenance names none\n",
+                 there.empty() ? "not recorded" : there.c_str());
+    arc.provenance.machine = nullptr;
+  }
   const size_t decodes = arc.prompts.size();
   int64_t calibration = 0, held_out = 0;
   for (const ArcSample& s : arc.samples) (s.held_out ? held_out : calibration) += 1;
@@ -396,6 +405,7 @@ int run_sam_corpus(const Args& args) {
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
   CalibrationJournal journal(a.out + ".sam-corpus-journal.sqlite", identity(kSamCorpusPolicy, artifact, provenance), a.resume);
+  note_machine(journal, provenance, "calibrate sam-corpus");
   CalibrationRunOptions options;
   options.shard_index = a.shard_index;
   options.shard_count = a.shard_count;

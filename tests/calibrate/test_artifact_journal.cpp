@@ -63,6 +63,22 @@ TEST_CASE("journal: recorded prompts survive a reopen with resume", "[artifact][
   CHECK_FALSE(std::filesystem::exists(path));
 }
 
+TEST_CASE("journal: the machines its runs decoded on, each once, in the order first seen", "[artifact][journal]") {
+  ScopedTempDir tmp("journal-machines");
+  const std::string path = tmp.file("art.csd-journal.sqlite");
+  const Artifact a = test::synthetic_artifact(2);
+  const nlohmann::json here = {{"cpu", "EPYC"}, {"threads", 2}}, there = {{"cpu", "Xeon"}, {"threads", 2}};
+  {
+    CalibrationJournal journal(path, identity(), false);
+    CHECK(journal.note_machine(here) == std::vector<nlohmann::json>{here});
+    CHECK(journal.note_machine(here) == std::vector<nlohmann::json>{here});
+    journal.record_prompt("csd", a.csd->prompts[0], rejections_of(a, 0));
+  }
+  CalibrationJournal resumed(path, identity(), true);
+  CHECK(resumed.note_machine(there) == std::vector<nlohmann::json>{here, there});
+  CHECK(resumed.note_machine(here) == std::vector<nlohmann::json>{here, there});
+}
+
 TEST_CASE("journal: an existing journal is refused without resume, or for another setup", "[artifact][journal]") {
   ScopedTempDir tmp("journal");
   const std::string path = tmp.file("journal.sqlite");

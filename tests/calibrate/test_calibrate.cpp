@@ -195,6 +195,7 @@ TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it e
   const Artifact expected = read_artifact(reference);
 
   std::mt19937 rng(3);
+  bool moved = false;  // a journal was moved to another machine
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string out = fresh("killed-" + std::to_string(attempt));
     const double at = std::uniform_real_distribution<double>(0.2, 0.9)(rng) * seconds;
@@ -212,11 +213,26 @@ TEST_CASE("calibrate csd: killed with SIGKILL at random points and resumed, it e
     }
     CHECK(!std::filesystem::exists(out));  // no partial artifact is ever visible
     // Without --resume an interrupted calibration with finished prompts is not silently restarted.
-    if (CalibrationJournal::holds_work(out + ".csd-journal.sqlite")) require_one_line_error(run_cli(calibrate(out)), "--resume");
+    bool elsewhere = false;
+    if (CalibrationJournal::holds_work(out + ".csd-journal.sqlite")) {
+      require_one_line_error(run_cli(calibrate(out)), "--resume");
+      // The first interrupted run: as if it had run on another CPU. Resuming keeps its prompts (they
+      // do not depend on the machine), but the decoding time then mixes two machines' and the
+      // provenance names none.
+      elsewhere = !moved;
+      if (elsewhere) {
+        sqlite::Database db(out + ".csd-journal.sqlite", sqlite::Database::Mode::ReadWriteCreate);
+        db.exec("UPDATE machines SET json = json_set(json, '$.cpu', 'another CPU')");
+        moved = true;
+      }
+    }
     CliResult resumed = run_cli(calibrate(out, "--resume"));
     CAPTURE(resumed.err);
     REQUIRE(resumed.exit_code == 0);
-    require_same_calibration(expected, read_artifact(out));
+    const Artifact finished = read_artifact(out);
+    require_same_calibration(expected, finished);
+    CHECK(finished.csd->provenance.machine.is_null() == elsewhere);
+    CHECK((resumed.err.find("resumed on another machine than it began on (another CPU, ") != std::string::npos) == elsewhere);
     CHECK(!std::filesystem::exists(out + ".csd-journal.sqlite"));  // removed once the artifact is written
   }
 }
