@@ -331,15 +331,11 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   // rerank of every similar position: tens of microseconds on long prompts) runs only when its
   // anchor could draft something: a semantic anchor has no copy path, only branches, and the
   // budget must grant its class a node. Otherwise the tree is the root alone either way.
-  DraftBudget* budget = request.budget;
-  if (budget) {
-    rate_prior_.prior_acceptance = budget->options().prior_acceptance;
-    rate_prior_.prior_weight = budget->options().prior_weight;
-  }
+  const DraftBudget* budget = request.budget;
   // Whether a first branch under a semantic anchor would pay for its row (a tree of its own).
   auto semantic_branch_pays = [&] {
     double expected = 1;
-    return !budget || pays(*budget, budget->draft_cost(kSemanticClass), 0, expected, branch_rate(false).estimate(rate_prior_));
+    return !budget || pays(*budget, budget->draft_cost(kSemanticClass), 0, expected, branch_rate(false).estimate(budget->options()));
   };
   const bool search_semantic = options_.semantic && options_.use_branches && options_.branches > 0 && request.max_depth > 0 &&
                                request.nodes_for(kSemanticClass) > 0 && semantic_branch_pays();
@@ -373,8 +369,8 @@ DraftTree AdaPldDrafter::propose(const DraftRequest& request) {
   const int32_t cls = proposal_class();
   const double draft_ms = budget ? budget->draft_cost(cls) : 0;
   double expected = budget ? budget->expected_tokens(cls, main_nodes, depth) : 0;
-  const double branch_gain = branch_rate(lexical).estimate(rate_prior_);
-  const double successor_gain = branch_gain * successor_rate_.estimate(rate_prior_);
+  const double branch_gain = budget ? branch_rate(lexical).estimate(budget->options()) : 0;
+  const double successor_gain = budget ? branch_gain * successor_rate_.estimate(budget->options()) : 0;
   auto node_pays = [&](int32_t used, double gain) { return !budget || pays(*budget, draft_ms, used, expected, gain); };
 
   std::vector<int32_t> branches;

@@ -134,7 +134,6 @@ class AdaPldDrafter : public Drafter {
     double estimate(const DraftBudgetOptions& prior) const;
     void add(bool accepted_now);
   };
-  DraftBudgetOptions rate_prior_;  // the last budget's prior (its other fields unused)
   NodeRate& branch_rate(bool lexical) { return branch_rates_[lexical ? 0 : 1]; }
   NodeRate branch_rates_[2];  // under lexical, semantic anchors
   NodeRate successor_rate_;   // given the branch was accepted
