@@ -4,12 +4,11 @@
 # with a draft model), sam (the fastest lossless method on this pair: its corpus, and the draft
 # model's tree when retrieval finds nothing) and CSD (calibrated, lossy), each method asked for per
 # request. Greedy, 64 new tokens, the qa workload's prompts, ROUNDS rounds in which the methods
-# take turns (a busy spell of the shared machine hits them alike); the summary gives each figure's
-# median over the rounds; against AR, each round's ratio to that round's AR run: their geometric
-# mean with a 95% bootstrap interval over the rounds (whether a method is slower than AR under load
-# is decided by that interval, not by one round) and their range; and the server's fitted step cost
-# (ms fixed + ms per verified row, its /metrics) after each run: how dear verifying a draft was on
-# this machine. Run on a quiet machine.
+# take turns (a busy spell of the shared machine hits them alike); scripts/lib/serve_summary.js
+# makes the table (whether a method is slower than AR under load is decided by its interval over
+# the rounds, not by one round), with the server's fitted step cost (ms fixed + ms per verified
+# row, its /metrics) after each run: how dear verifying a draft was on this machine. Run on a
+# quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
