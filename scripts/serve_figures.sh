@@ -7,8 +7,9 @@
 # take turns (a busy spell of the shared machine hits them alike); scripts/lib/serve_summary.js
 # makes the table (whether a method is slower than AR under load is decided by its interval over
 # the rounds, not by one round), with the server's fitted step cost (ms fixed + ms per verified
-# row, its /metrics) after each run: how dear verifying a draft was on this machine. Run on a
-# quiet machine.
+# row, its /metrics) after each run: how dear verifying a draft was on this machine. GUARD_AB=1
+# also starts a server with --drafting-guard off and runs sd, sam and csd against it in every
+# round (labelled METHOD-unguarded): the guard's effect, paired by round. Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
@@ -24,25 +25,40 @@ clients=${CLIENTS:-1,2,4,8}
 port=${PORT:-8391}
 log=$(mktemp)
 raw=$(mktemp)
-"$specd" serve --artifact "$artifact" --port "$port" --parallel 8 --queue 8 --max-tokens 64 2> "$log" &
+guard_ab=${GUARD_AB:-0}
+log2=$(mktemp)
+# exec: $! is then the server itself, which the trap stops
+serve() { exec "$specd" serve --artifact "$artifact" --parallel 8 --queue 8 --max-tokens 64 "$@"; }
+serve --port "$port" 2> "$log" &
 server=$!
+server2=
 keep_runs=  # set while the summary is made: if it fails, the runs stay for a rerun of it
-trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -f "$log" "$out.partial"
+trap 'kill -TERM $server $server2 2>/dev/null; wait $server $server2 2>/dev/null; rm -f "$log" "$log2" "$out.partial"
       if [ -n "$keep_runs" ]; then echo "serve_figures: the runs are kept in $raw" >&2; else rm -f "$raw"; fi' EXIT
 wait_for_server "$log" $server
 url=http://127.0.0.1:$port
+if [ "$guard_ab" = 1 ]; then  # idle, a server's decoding thread waits: the two do not compete
+  serve --port $((port + 1)) --drafting-guard off 2> "$log2" &
+  server2=$!
+  wait_for_server "$log2" $server2
+fi
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2
   for method in ar sd sam csd; do
     lossy=(); [ "$method" = csd ] && lossy=(--allow-lossy)
     node scripts/serve_load.js --url "$url" --prompts data/workloads/qa.jsonl --clients "$clients" --requests "$requests" \
       --max-tokens 64 --method "$method" "${lossy[@]}" | grep '^{' >> "$raw"
+    if [ "$guard_ab" = 1 ] && [ "$method" != ar ]; then
+      node scripts/serve_load.js --url "http://127.0.0.1:$((port + 1))" --prompts data/workloads/qa.jsonl --clients "$clients" \
+        --requests "$requests" --max-tokens 64 --method "$method" "${lossy[@]}" --label "$method-unguarded" | grep '^{' >> "$raw"
+    fi
   done
 done
 keep_runs=1
 {
   machine_stamp
   grep "on http://" "$log"
+  if [ "$guard_ab" = 1 ]; then grep "on http://" "$log2" | sed 's/$/ (--drafting-guard off)/'; fi
   echo "# $rounds rounds, $requests requests per client per round, 64 new tokens, greedy; medians over the rounds; vs AR: geometric mean of the rounds' ratios, its 95% bootstrap interval, their range"
   node scripts/lib/serve_summary.js "$raw"
   echo "# every run (serve_load.js JSON lines)"

@@ -211,7 +211,7 @@ void HttpServer::serve(const Deployment& deployment) {
   httplib::Server& server = *server_;
   ServerMetrics metrics;
   metrics.set_machine(deployment.machine);
-  Scheduler scheduler(deployment, options.parallel, options.queue, options.prefill_chunk, metrics);
+  Scheduler scheduler(deployment, options.parallel, options.queue, options.prefill_chunk, metrics, options.drafting_guard);
   std::atomic<bool> draining{false};
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (options.api_key.empty() || req.path == "/health") return httplib::Server::HandlerResponse::Unhandled;

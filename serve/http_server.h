@@ -21,6 +21,7 @@ struct ServerOptions {
   int parallel = 4;         // requests decoded at once
   int queue = 16;           // requests waiting beyond those; more are answered 429
   int64_t prefill_chunk = 64;  // prompt rows a request prefills per step (0: the whole prompt)
+  bool drafting_guard = true;  // serve/drafting_guard.h; off: the planner and budgets alone decide
   std::string api_key;      // "" for none; else every route but /health needs "Authorization: Bearer KEY"
   int64_t max_body = 1 << 20;  // bytes of a request body
 };

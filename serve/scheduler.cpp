@@ -56,8 +56,10 @@ struct Scheduler::Slot {
   BatchLoad share = kPlainStep;
 };
 
-Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics)
-    : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), prefill_chunk_(prefill_chunk), metrics_(metrics) {
+Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics,
+                     bool drafting_guard)
+    : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), prefill_chunk_(prefill_chunk), guarded_(drafting_guard),
+      metrics_(metrics) {
   // Seeded over the rows of a batch whose every slot drafts a whole chain.
   int32_t gamma = 1;
   for (const auto& [name, served] : deployment.methods) gamma = std::max(gamma, served.options.gamma);
@@ -260,14 +262,28 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
 // rows add the same time to every choice, and counted in, its hundred rows and one token made
 // every token of the step look dear and a draft cheap beside them (drafts switched on in prefill
 // steps and lost). Cancelled and failed requests end here. Returns the requests whose steps began.
-std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots) {
+std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, std::string& mix) {
   std::vector<Slot*> batch, chains;
   BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
   for (const auto& slot : slots) pending = combine(pending, slot->share, 1);
+  // The guard's key: the decoding requests' methods, sorted (a prefill's step is not observed).
+  std::vector<std::string> methods;
+  bool can_draft = false;
+  for (const auto& slot : slots)
+    if (slot->session->started() && !slot->job->cancelled()) {
+      methods.push_back(slot->job->plan.method);
+      can_draft = can_draft || slot->job->plan.method != "ar";
+    }
+  std::sort(methods.begin(), methods.end());
+  mix.clear();
+  for (const std::string& method : methods) mix += (mix.empty() ? "" : ",") + method;
+  if (!can_draft || !guarded_) mix.clear();
+  const bool drafting = mix.empty() || guard_.drafting(mix);
   // Begins one slot's step against the others'; false if it failed (recorded).
   auto begin = [&](Slot& slot) {
     pending = combine(pending, slot.share, -1);
     slot.session->set_batch_load(planner_.priced(combine(load, pending, 1)));
+    if (!drafting && slot.session->started()) slot.session->plan_draft(0);
     try {
       slot.session->begin_draft();
     } catch (const std::exception& e) {
@@ -304,7 +320,9 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
     plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
                                        std::max<int64_t>(1, slot->session->first_draft_rows()), slot->session->remaining_tokens(),
                                        slot->forgone_ms});
-  const std::vector<BatchPlanner::Decision> decisions = planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms});
+  // With drafting off for this mix, the chains' switch-on accounts wait (begin() plans them none).
+  const std::vector<BatchPlanner::Decision> decisions =
+      drafting ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms}) : std::vector<BatchPlanner::Decision>{};
   for (size_t c = 0; c < chains.size(); ++c) {
     Slot* slot = chains[c];
     if (!decisions.empty()) {
@@ -354,6 +372,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
   }
   const double forward_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
   std::vector<std::string> reasons(batch.size());
+  int64_t tokens = 0;
   for (size_t b = 0; b < batch.size(); ++b) {
     Slot& slot = *batch[b];
     if (results.empty()) {
@@ -362,7 +381,9 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
     }
     try {
       const bool prefilling = !slot.session->started();
+      const size_t before = slot.session->output().tokens.size();
       slot.session->complete(std::move(results[b]), forward_ms, rows);
+      if (!prefilling) tokens += static_cast<int64_t>(slot.session->output().tokens.size() - before);
       if (prefilling && slot.session->started()) {  // the prompt's last chunk: the first token is known
         std::lock_guard<std::mutex> lock(slot.job->mutex_);
         slot.job->progress_.started = true;
@@ -380,7 +401,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
     finish(*batch[b], reasons[b]);
     drop(slots, batch[b]);
   }
-  return results.empty() ? Verified{} : Verified{rows, prefill};
+  return results.empty() ? Verified{} : Verified{rows, prefill, tokens};
 }
 
 void Scheduler::run() {
@@ -395,9 +416,15 @@ void Scheduler::run() {
     // forwards level by level, one target forward for all, accept.
     const auto start = Job::Clock::now();
     admit(slots);
-    std::vector<Slot*> batch = begin_steps(slots);
+    std::string mix;
+    std::vector<Slot*> batch = begin_steps(slots, mix);
     const double draft_ms = run_draft_rounds(batch);
     const Verified verified = verify(slots, batch);
+    // What the step delivered, drafting and all: the drafting guard's evidence.
+    if (verified.rows > 0 && !verified.prefill && !mix.empty()) {
+      guard_.observe(mix, static_cast<double>(verified.tokens), std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
+      metrics_.set_guard_plain_steps(guard_.plain_steps());
+    }
     // A step's whole time but its drafting is what its rows cost: the forward, and every step's
     // work besides it (planning, acceptance, text, waking the handlers), which a step that commits
     // more tokens spreads over more of them. Decoding steps only: the planner prices decoding

@@ -19,6 +19,7 @@
 
 #include "serve/batch_planner.h"
 #include "serve/deployment.h"
+#include "serve/drafting_guard.h"
 #include "serve/request_metrics.h"
 #include "serve/request_plan.h"
 #include "serve/server_metrics.h"
@@ -64,8 +65,10 @@ class Job {
 
 class Scheduler {
  public:
-  // prefill_chunk: the most prompt rows a request prefills in one step (0: its whole prompt).
-  Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics);
+  // prefill_chunk: the most prompt rows a request prefills in one step (0: its whole prompt);
+  // drafting_guard: whether DraftingGuard may switch drafting off for a batch mix.
+  Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics,
+            bool drafting_guard = true);
   ~Scheduler();  // stops the thread; requests still queued or running end as cancelled
 
   // Queues a planned request. RequestError 429 when the queue is full, 503 once draining.
@@ -81,13 +84,15 @@ class Scheduler {
   // The running and waiting gauges from running_ and queue_; called under mutex_ at every change.
   void publish_load() { metrics_.set_load(running_, static_cast<int64_t>(queue_.size())); }
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
-  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots);
+  // `mix`: the step's batch mix for the drafting guard (empty: no request in it can draft).
+  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, std::string& mix);
   double run_draft_rounds(const std::vector<Slot*>& batch);
-  // The target's forward and the acceptance; returns the forward's rows (0: none ran), and
-  // whether a prefill was among them.
+  // The target's forward and the acceptance; returns the forward's rows (0: none ran), whether a
+  // prefill was among them, and the tokens the requests committed.
   struct Verified {
     int32_t rows = 0;
     bool prefill = false;
+    int64_t tokens = 0;
   };
   Verified verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch);
   static void drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot);
@@ -97,7 +102,9 @@ class Scheduler {
   const Deployment& deployment_;
   const int parallel_, queue_limit_;
   const int64_t prefill_chunk_;
+  const bool guarded_;
   BatchPlanner planner_;  // the decoding thread's only
+  DraftingGuard guard_;   // likewise
   ServerMetrics& metrics_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;

@@ -25,7 +25,7 @@ const bootstrap = (xs) => {
 };
 console.log("| method | clients | tokens/s | vs AR | vs AR, 95% | vs AR, rounds | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const label of ["ar", "sd", "sam", "csd"])
+for (const label of [...new Set(rows.map((r) => r.label))])  // in the order the runs first name them
   for (const c of [...new Set(rows.map((r) => r.clients))]) {
     const tps = med(label, c, "tokens_per_s");
     const known = (field) => groups.get(label + "|" + c).map((r) => r[field]).filter((x) => x != null);
