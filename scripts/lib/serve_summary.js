@@ -39,3 +39,16 @@ for (const label of [...new Set(rows.map((r) => r.label))])  // in the order the
                 `${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
                 `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);
   }
+// With GUARD_AB=1: each method against its unguarded run of the same round (--drafting-guard off).
+const paired = [...new Set(rows.map((r) => r.label))].filter((l) => groups.has(l + "-unguarded|" + rows[0].clients));
+if (paired.length) {
+  console.log("\n| method | clients | guarded vs unguarded | 95% | rounds |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const label of paired)
+    for (const c of [...new Set(rows.map((r) => r.clients))]) {
+      const ratios = groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get(label + "-unguarded|" + c)[i].tokens_per_s);
+      const [low, high] = bootstrap(ratios);
+      console.log(`| ${label} | ${c} | ${geomean(ratios).toFixed(2)} | ${low.toFixed(2)}-${high.toFixed(2)} | ` +
+                  `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} |`);
+    }
+}
