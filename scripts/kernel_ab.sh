@@ -3,7 +3,8 @@
 # (`specd bench --forward-sizes`; n = 1 is a decoding step, 2-16 a verification, 64 a prefill
 # chunk), ms for each binary given, in rounds that take turns so that a busy spell of the shared
 # machine hits every binary alike; last, each size's median over the rounds.
-#   scripts/kernel_ab.sh OLD NEW [...]   (MODELS: default the two demo targets; ROUNDS: default 5)
+#   scripts/kernel_ab.sh OLD NEW [...]   (MODELS: default the two demo targets; ROUNDS: default 5;
+#   each binary is named in the output as given: give paths relative to the repository)
 # Raw output: reports/bench/kernel-ab.txt (OUT to change). Run on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

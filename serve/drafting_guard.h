@@ -36,7 +36,7 @@ class DraftingGuard {
   // A decoding step of this mix (no prefill in it) committed `tokens` in `ms` of whole step time.
   void observe(const std::string& mix, double tokens, double ms);
 
-  // An arm's decayed committed tokens per ms (0 before its first window), for metrics and tests.
+  // An arm's decayed committed tokens per ms (0 before its first window), for tests.
   double rate(const std::string& mix, bool drafting) const;
   int64_t plain_steps() const { return plain_steps_; }  // steps the guard kept from drafting
 

@@ -262,11 +262,8 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
 // rows add the same time to every choice, and counted in, its hundred rows and one token made
 // every token of the step look dear and a draft cheap beside them (drafts switched on in prefill
 // steps and lost). Cancelled and failed requests end here. Returns the requests whose steps began.
-std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, std::string& mix) {
-  std::vector<Slot*> batch, chains;
-  BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
-  for (const auto& slot : slots) pending = combine(pending, slot->share, 1);
-  // The guard's key: the decoding requests' methods, sorted (a prefill's step is not observed).
+std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const {
+  if (!guarded_) return "";
   std::vector<std::string> methods;
   bool can_draft = false;
   for (const auto& slot : slots)
@@ -274,11 +271,17 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
       methods.push_back(slot->job->plan.method);
       can_draft = can_draft || slot->job->plan.method != "ar";
     }
+  if (!can_draft) return "";
   std::sort(methods.begin(), methods.end());
-  mix.clear();
+  std::string mix;
   for (const std::string& method : methods) mix += (mix.empty() ? "" : ",") + method;
-  if (!can_draft || !guarded_) mix.clear();
-  const bool drafting = mix.empty() || guard_.drafting(mix);
+  return mix;
+}
+
+std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting) {
+  std::vector<Slot*> batch, chains;
+  BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
+  for (const auto& slot : slots) pending = combine(pending, slot->share, 1);
   // Begins one slot's step against the others'; false if it failed (recorded).
   auto begin = [&](Slot& slot) {
     pending = combine(pending, slot.share, -1);
@@ -416,9 +419,9 @@ void Scheduler::run() {
     // forwards level by level, one target forward for all, accept.
     const auto start = Job::Clock::now();
     admit(slots);
-    std::string mix;
-    std::vector<Slot*> batch = begin_steps(slots, mix);
+    const std::string mix = guard_mix(slots);
     const bool guard_plain = !mix.empty() && !guard_.drafting(mix);  // the guard switched drafting off
+    std::vector<Slot*> batch = begin_steps(slots, !guard_plain);
     const double draft_ms = run_draft_rounds(batch);
     const Verified verified = verify(slots, batch);
     // What the step delivered, drafting and all: the drafting guard's evidence.

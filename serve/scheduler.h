@@ -84,8 +84,11 @@ class Scheduler {
   // The running and waiting gauges from running_ and queue_; called under mutex_ at every change.
   void publish_load() { metrics_.set_load(running_, static_cast<int64_t>(queue_.size())); }
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
-  // `mix`: the step's batch mix for the drafting guard (empty: no request in it can draft).
-  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, std::string& mix);
+  // The drafting guard's key for this step: the decoding requests' methods, sorted (a request
+  // still prefilling is not counted); empty when the guard is off or no request can draft.
+  std::string guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const;
+  // `drafting` false: the guard switched drafting off, every request decodes plainly this step.
+  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting);
   double run_draft_rounds(const std::vector<Slot*>& batch);
   // The target's forward and the acceptance; returns the forward's rows (0: none ran), whether a
   // prefill was among them, and the tokens the requests committed.

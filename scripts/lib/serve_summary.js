@@ -23,10 +23,12 @@ const bootstrap = (xs) => {
   means.sort((a, b) => a - b);
   return [means[Math.floor(0.025 * means.length)], means[Math.ceil(0.975 * means.length) - 1]];
 };
+const labels = [...new Set(rows.map((r) => r.label))];  // in the order the runs first name them
+const clients = [...new Set(rows.map((r) => r.clients))];
 console.log("| method | clients | tokens/s | vs AR | vs AR, 95% | vs AR, rounds | vs 1 client | p50 ms | p99 ms | tokens/step | acceptance | step ms: fixed + per row |");
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-for (const label of [...new Set(rows.map((r) => r.label))])  // in the order the runs first name them
-  for (const c of [...new Set(rows.map((r) => r.clients))]) {
+for (const label of labels)
+  for (const c of clients) {
     const tps = med(label, c, "tokens_per_s");
     const known = (field) => groups.get(label + "|" + c).map((r) => r[field]).filter((x) => x != null);
     const steps = known("tokens_per_step"), acc = known("acceptance");
@@ -40,12 +42,12 @@ for (const label of [...new Set(rows.map((r) => r.label))])  // in the order the
                 `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);
   }
 // With GUARD_AB=1: each method against its unguarded run of the same round (--drafting-guard off).
-const paired = [...new Set(rows.map((r) => r.label))].filter((l) => groups.has(l + "-unguarded|" + rows[0].clients));
+const paired = labels.filter((l) => groups.has(l + "-unguarded|" + clients[0]));
 if (paired.length) {
   console.log("\n| method | clients | guarded vs unguarded | 95% | rounds |");
   console.log("|---|---:|---:|---:|---:|");
   for (const label of paired)
-    for (const c of [...new Set(rows.map((r) => r.clients))]) {
+    for (const c of clients) {
       const ratios = groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get(label + "-unguarded|" + c)[i].tokens_per_s);
       const [low, high] = bootstrap(ratios);
       console.log(`| ${label} | ${c} | ${geomean(ratios).toFixed(2)} | ${low.toFixed(2)}-${high.toFixed(2)} | ` +
