@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/remove_tree.h"
 #include "util/error.h"
 
 namespace specd::fuzz {
@@ -41,12 +42,12 @@ class ScratchFile {
   }
   ~ScratchFile() {
     std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    specd::remove_tree(dir_, ignored);
   }
   const std::string& write(const uint8_t* data, size_t size) {
     // Whatever a previous input left beside the file (SQLite's -wal, -shm, -journal) goes too.
     std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_, ignored)) std::filesystem::remove_all(entry.path(), ignored);
+    for (const auto& entry : std::filesystem::directory_iterator(dir_, ignored)) specd::remove_tree(entry.path().string(), ignored);
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) std::abort();
     for (size_t done = 0; done < size;) {

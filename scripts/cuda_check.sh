@@ -3,17 +3,18 @@
 # through `python3 -c "import torch"` unless TORCH_PREFIX names another), besides the Debian
 # packages scripts/setup.sh installs. Builds specd with the ATen backend in build-cuda/, then:
 #   1. the forward oracles on CUDA: the ATen forward on the GPU against the CPU kernels, and the
-#      exact oracles (incremental = full, tree = chains, commit_path, truncate) on the GPU, each
-#      test case in its own process;
+#      exact oracles (incremental = full, tree = chains, commit_path, truncate) on the GPU, in one
+#      process (after a crash, each test case again in its own);
 #   2. greedy text of the demo target, CPU kernels against CUDA;
 #   3. the forward's cost by row count, and every lossless method against AR on the small demo pair
-#      (auto and fixed draft budgets), on the GPU.
+#      (auto and fixed draft budgets), on the GPU;
+#   4. calibrations on the GPU writing one artifact (an atomic directory) three times, then verify.
 # Usage: [CMAKE_ARGS=...] [MAX_PROMPTS=4] [METHOD_REPEATS=3] scripts/cuda_check.sh [OUT_DIR]
-# (default reports/cuda; CMAKE_ARGS go to the configure step). Everything it prints goes to
+# (default reports/cuda/<GPU model>, e.g. reports/cuda/h200; CMAKE_ARGS go to the configure step). Everything it prints goes to
 # OUT_DIR/cuda-check.txt as well; the bench tables also as JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-reports/cuda}
+out=${1:-reports/cuda/$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | awk '{print tolower($2)}')}
 mkdir -p "$out"
 exec > >(tee "$out/cuda-check.txt") 2>&1
 
@@ -23,7 +24,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 lscpu | grep -m1 "Model name"
 python3 -c 'import torch; print("libtorch", torch.__version__, "CUDA", torch.version.cuda)' 2>/dev/null || true
 
-echo "== build (build-cuda, libtorch from $prefix)"
+echo "== build (build-cuda, libtorch from ${prefix/#*site-packages/<site-packages>})"
 start=$SECONDS
 cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPECD_WITH_TORCH=ON -DCMAKE_PREFIX_PATH="$prefix" ${CMAKE_ARGS:-} \
   > "$out/configure.txt" 2>&1 || { grep -A12 "CMake Error" "$out/configure.txt"; exit 1; }
@@ -32,16 +33,23 @@ cmake --build build-cuda --target specd specd-aten specd_test_model -j "$(nproc)
   { grep -E -A3 "error|FAILED" "$out/build.txt" | head -n 80; exit 1; }
 echo "built in $((SECONDS - start)) s"
 
-echo "== 1. forward oracles on CUDA, each test case alone (a crash hides nothing else)"
+echo "== 1. forward oracles on CUDA"
 tests=build-cuda/tests/specd_test_model
-"$tests" "[cuda],[oracle],[kv]" --list-test-names-only | grep -v "^$" > "$out/oracle-names.txt"
-while IFS= read -r name; do
-  # Catch reads commas in a name as separators.
-  SPECD_TEST_CUDA=1 "$tests" "${name//,/\\,}" --reporter compact > "$out/oracle-one.txt" 2>&1 && rc=0 || rc=$?
-  echo "rc=$rc  $name :: $(grep -E "^(Passed|Failed|All)" "$out/oracle-one.txt" | tail -n 1)"
-  [ "$rc" -eq 0 ] || grep -E "failed" "$out/oracle-one.txt" | head -n 3
-done < "$out/oracle-names.txt"
-rm -f "$out/oracle-names.txt" "$out/oracle-one.txt"
+SPECD_TEST_CUDA=1 "$tests" "[cuda],[oracle],[kv]" --reporter compact > "$out/oracles.txt" 2>&1 && rc=0 || rc=$?
+grep -E "failed|^(Passed|Failed|All)" "$out/oracles.txt" | tail -n 20 || true
+echo "rc=$rc"
+if [ "$rc" -gt 128 ]; then
+  # A crash ends the run at one test case; each alone shows what else passes.
+  echo "-- crashed: each test case alone"
+  "$tests" "[cuda],[oracle],[kv]" --list-test-names-only | grep -v "^$" > "$out/oracle-names.txt"
+  while IFS= read -r name; do
+    # Catch reads commas in a name as separators.
+    SPECD_TEST_CUDA=1 "$tests" "${name//,/\\,}" --reporter compact > "$out/oracle-one.txt" 2>&1 && rc=0 || rc=$?
+    echo "rc=$rc  $name :: $(grep -E "^(Passed|Failed|All)" "$out/oracle-one.txt" | tail -n 1)"
+    [ "$rc" -eq 0 ] || grep -E "failed" "$out/oracle-one.txt" | head -n 3
+  done < "$out/oracle-names.txt"
+  rm -f "$out/oracle-names.txt" "$out/oracle-one.txt"
+fi
 
 specd=build-cuda/cli/specd
 t=data/models/demo-target
@@ -67,3 +75,13 @@ for budget in auto fixed; do
   "$specd" bench --model $t --draft $d --device cuda --methods sd,sd-tree,pld,sam --draft-budget $budget \
     --max-prompts "${MAX_PROMPTS:-4}" --repeats "${METHOD_REPEATS:-3}" --json "$out/methods-$budget.json"
 done
+
+echo "== 4. calibrations on the GPU write an artifact, then replace it (its old contents removed), then verify"
+scratch=$(mktemp -d)
+pair=(--target $t --draft $d --device cuda --max-prompts 4)
+"$specd" calibrate sam-corpus "${pair[@]}" --out "$scratch/artifact"
+"$specd" calibrate csd "${pair[@]}" --out "$scratch/artifact"
+"$specd" calibrate csd "${pair[@]}" --out "$scratch/artifact"
+"$specd" artifact verify "$scratch/artifact" --target $t --draft $d
+echo "temporary directories left beside it: $(find "$scratch" -mindepth 1 -maxdepth 1 -name "artifact.tmp-*" | wc -l)"
+rm -rf "$scratch"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/output_path.h"
+#include "io/remove_tree.h"
 #include "util/error.h"
 
 namespace fs = std::filesystem;
@@ -62,7 +63,7 @@ void remove_dead_writers_leftovers(const std::string& dir, const std::string& ow
     const pid_t pid = static_cast<pid_t>(std::stoll(rest.substr(0, dash)));
     if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
     std::error_code ignored;
-    fs::remove_all(entry.path(), ignored);
+    remove_tree(entry.path().string(), ignored);
   }
 }
 
@@ -90,7 +91,7 @@ AtomicDirectoryWriter::AtomicDirectoryWriter(const std::string& dir) : where_(di
 AtomicDirectoryWriter::~AtomicDirectoryWriter() {
   if (committed_) return;
   std::error_code ignored;
-  fs::remove_all(temp_dir_, ignored);
+  remove_tree(temp_dir_, ignored);
 }
 
 void AtomicDirectoryWriter::commit() {
@@ -108,7 +109,7 @@ void AtomicDirectoryWriter::commit() {
   committed_ = true;
   if (replacing) {
     std::error_code error;
-    fs::remove_all(temp_dir_, error);
+    remove_tree(temp_dir_, error);
     if (error) input_error(where_, "written, but its old contents in " + temp_dir_ + " could not be removed: " + error.message());
   }
   const fs::path parent = fs::path(dir_).parent_path();

@@ -60,7 +60,7 @@ std::string calibrate(const std::string& out, const std::string& extra = "") {
 std::string fresh(const std::string& name) {
   static const std::string base = fixture_dir(own("calibrate-out"));
   const std::string dir = base + "/" + name;
-  std::filesystem::remove_all(dir);
+  remove_tree(dir);
   std::filesystem::remove(dir + ".csd-journal.sqlite");
   std::filesystem::remove(dir + ".arc-journal.sqlite");
   return dir;

@@ -50,7 +50,7 @@ const Fixture& fixture() {
 std::string fresh(const std::string& name) {
   static const std::string base = fixture_dir(own("sweep-out"));
   const std::string dir = base + "/" + name;
-  std::filesystem::remove_all(dir);
+  remove_tree(dir);
   std::filesystem::remove(dir + ".sweep-journal.sqlite");
   return dir;
 }

@@ -137,7 +137,7 @@ TEST_CASE("specd calibrate sam-corpus writes a static corpus into the artifact t
              "{\"id\": \"c-1\", \"category\": \"calibration\", \"prompt\": \"def the thing\", \"max_new_tokens\": 24}\n"
              "{\"id\": \"c-2\", \"category\": \"calibration\", \"prompt\": \"the quick fox\", \"max_new_tokens\": 24}\n");
   const std::string artifact = std::string(SPECD_BINARY_DIR) + "/test-fixtures/sam-artifact";
-  std::filesystem::remove_all(artifact);
+  remove_tree(artifact);
   CliResult made = run_cli("calibrate sam-corpus --target " + dir + " --prompts " + prompts + " --out " + artifact);
   CAPTURE(made.err);
   REQUIRE(made.exit_code == 0);

@@ -20,7 +20,7 @@ namespace {
 
 std::string scratch(const std::string& name) {
   const std::string dir = std::string(SPECD_BINARY_DIR) + "/test-fixtures/" + name;
-  fs::remove_all(dir);
+  remove_tree(dir);
   fs::create_directories(dir);
   return dir;
 }

@@ -89,7 +89,7 @@ TEST_CASE("report: bad inputs are refused in one line naming the file, and no re
   const Deployed& d = deployed();
   const std::string dir = fixture_dir(own("report-bad"));
   const std::string out = dir + "/report";
-  std::filesystem::remove_all(out);
+  remove_tree(out);
 
   require_one_line_error(run_cli("report --artifact " + dir + "/missing --out " + out), dir + "/missing");
   CHECK(!std::filesystem::exists(out));

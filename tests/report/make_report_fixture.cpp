@@ -19,6 +19,7 @@
 #include "analysis/report_document.h"
 #include "artifact_fixtures.h"
 #include "calibrate/sweep_choice.h"
+#include "io/remove_tree.h"
 #include "report_samples.h"
 #include "trace/trace_sink.h"
 
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string dir = argv[1];
-    std::filesystem::remove_all(dir);
+    specd::remove_tree(dir);
     std::filesystem::create_directories(dir + "/sample");
     specd::write_artifact(dir + "/full", specd::full_artifact());
     specd::write_artifact(dir + "/csd-only", specd::csd_only_artifact());

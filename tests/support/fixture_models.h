@@ -8,6 +8,7 @@
 
 #include "io/model_config.h"
 #include "io/random_checkpoint.h"
+#include "io/remove_tree.h"
 #include "model/llama_model.h"
 
 namespace specd::test {
@@ -40,7 +41,7 @@ inline std::vector<int64_t> some_tokens(int64_t n, int64_t vocab, int64_t seed) 
 
 inline std::string fixture_dir(const std::string& name) {
   auto dir = std::filesystem::path(SPECD_BINARY_DIR) / "test-fixtures" / name;
-  std::filesystem::remove_all(dir);
+  specd::remove_tree(dir.string());
   std::filesystem::create_directories(dir);
   return dir.string();
 }

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <string>
 
+#include "io/remove_tree.h"
 #include "util/error.h"
 
 namespace specd::test {
@@ -21,12 +22,12 @@ class ScopedTempDir {
     static std::atomic<int> counter{0};
     path_ = std::filesystem::path(SPECD_BINARY_DIR) / "test-tmp" /
             (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
+    specd::remove_tree(path_.string());
     std::filesystem::create_directories(path_);
   }
   ~ScopedTempDir() {
     std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
+    specd::remove_tree(path_.string(), ignored);
   }
   ScopedTempDir(const ScopedTempDir&) = delete;
   ScopedTempDir& operator=(const ScopedTempDir&) = delete;
