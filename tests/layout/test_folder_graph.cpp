@@ -92,7 +92,7 @@ struct Library {
   std::set<std::string> deps;     // library names
 };
 
-// Every specd_library(<folder> <dir> [OBJECT] [DEPS ...] [LIBS ...]) call of the build.
+// Every specd_library(<folder> <dir> [OBJECT] [DEPS ...] [LIBS ...] [PCH ...]) call of the build.
 std::vector<Library> declared_libraries(const fs::path& root) {
   std::vector<Library> libraries;
   const std::regex call(R"re(specd_library\(([^)]*)\))re");
@@ -105,7 +105,7 @@ std::vector<Library> declared_libraries(const fs::path& root) {
       words >> library.name >> library.dir;
       std::string word, section;
       while (words >> word) {
-        if (word == "DEPS" || word == "LIBS" || word == "OBJECT") section = word;
+        if (word == "DEPS" || word == "LIBS" || word == "PCH" || word == "OBJECT") section = word;
         else if (section == "DEPS") library.deps.insert(word);
       }
       libraries.push_back(library);
