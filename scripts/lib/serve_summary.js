@@ -38,7 +38,7 @@ for (const label of labels)
     const [low, high] = bootstrap(ratios);
     console.log(`| ${label} | ${c} | ${tps.toFixed(1)} | ${geomean(ratios).toFixed(2)} | ${low.toFixed(2)}-${high.toFixed(2)} | ` +
                 `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ` +
-                `${(tps / med(label, 1, "tokens_per_s")).toFixed(2)} | ` +
+                `${groups.has(label + "|1") ? (tps / med(label, 1, "tokens_per_s")).toFixed(2) : "-"} | ` +  // CLIENTS without 1: none
                 `${med(label, c, "p50_ms").toFixed(1)} | ${med(label, c, "p99_ms").toFixed(1)} | ${steps.length ? median(steps).toFixed(2) : "-"} | ${acc.length ? median(acc).toFixed(3) : "-"} | ${line} |`);
   }
 // With GUARD_AB=1: each method against its unguarded run of the same round (--drafting-guard off).
