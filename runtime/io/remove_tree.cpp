@@ -20,17 +20,14 @@ int remove_entry(const char* path, const struct stat*, int type, struct FTW*) {
 
 void remove_tree(const std::string& path, std::error_code& error) {
   error.clear();
-  struct stat info;
-  if (::lstat(path.c_str(), &info) != 0) {
-    if (errno != ENOENT) error.assign(errno, std::generic_category());
-    return;
-  }
-  // FTW_PHYS: a symlink is an entry to unlink, not a directory to enter.
+  // FTW_PHYS: a symlink is an entry to unlink, not a directory to enter. A missing PATH fails the
+  // walk with ENOENT, which is no error here.
   const int rc = ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  if (rc == -1)
-    error.assign(errno, std::generic_category());
-  else if (rc != 0)
+  if (rc == -1) {
+    if (errno != ENOENT) error.assign(errno, std::generic_category());
+  } else if (rc != 0) {
     error.assign(rc, std::generic_category());
+  }
 }
 
 void remove_tree(const std::string& path) {
