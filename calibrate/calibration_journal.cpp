@@ -113,7 +113,9 @@ bool CalibrationJournal::holds_work(const std::string& path) {
   std::error_code error;
   if (!fs::exists(path, error)) return false;
   try {
-    sqlite::Database db(path, sqlite::Database::Mode::ReadOnly);
+    // ReadExisting: a run killed inside a transaction leaves a hot journal, which only a writable
+    // connection rolls back; read-only, the file would look unreadable and be kept as work.
+    sqlite::Database db(path, sqlite::Database::Mode::ReadExisting);
     if (single_integer(db, "SELECT count(*) FROM sqlite_master") == 0) return false;  // killed before its first commit
     if (single_integer(db, "PRAGMA user_version") != kJournalVersion) return true;     // not ours to judge: keep it
     int64_t finished = single_integer(db, "SELECT count(*) FROM prompts");

@@ -6,6 +6,7 @@
 
 #include "artifact_fixtures.h"
 #include "calibrate/calibration_journal.h"
+#include "killed_writer.h"
 #include "util/error.h"
 
 using namespace specd;
@@ -103,6 +104,17 @@ TEST_CASE("journal: an existing journal is refused without resume, or for anothe
 
   test::write_text_file(tmp.file("notes.sqlite"), std::string(4096, 'x'));
   CHECK_THROWS_AS(CalibrationJournal(tmp.file("notes.sqlite"), identity(), true), InputError);
+}
+
+TEST_CASE("journal: one whose writer was killed inside a transaction holds only what it committed", "[artifact][journal]") {
+  ScopedTempDir tmp("journal");
+  const std::string path = tmp.file("journal.sqlite");
+  { CalibrationJournal journal(path, identity(), false); }  // created; no prompt finished
+  // Killed while noting its machine: a hot journal, which a read-only connection cannot roll back.
+  test::kill_writer_inside_transaction(
+      path, [](int i) { return "INSERT INTO machines (json) VALUES ('" + std::to_string(i) + std::string(1000, 'x') + "')"; });
+  CHECK_FALSE(CalibrationJournal::holds_work(path));  // rolled back: nothing finished, not "unreadable"
+  CHECK_NOTHROW(CalibrationJournal(path, identity(), false));
 }
 
 TEST_CASE("journal: one left with no finished work (a refused or killed run) does not block the corrected rerun", "[artifact][journal]") {

@@ -3,10 +3,6 @@
 // steps export as CSV and JSON Lines.
 #include <catch2/catch.hpp>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -15,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "speculative/draft_tree.h"
+#include "killed_writer.h"
 #include "test_helpers.h"
 #include "io/sqlite_db.h"
 #include "speculative/step_metrics.h"
@@ -427,22 +424,10 @@ TEST_CASE("traces: a file whose writer was killed inside a transaction reads bac
   test::ScopedTempDir dir("traces");
   const std::string path = dir.file("t.sqlite");
   const int64_t id = write_sample(path);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    // A writer whose page cache spills into the file mid-transaction (a hot journal), then dies.
-    sqlite::Database db(path, sqlite::Database::Mode::ReadWriteCreate);
-    db.exec("PRAGMA cache_size = 1");
-    db.exec("BEGIN IMMEDIATE");
-    for (int i = 0; i < 200; ++i)
-      db.exec("INSERT INTO runs (created_at, command_line, target_model, method, options_json, specd_version) VALUES "
-              "('t', '" + std::string(1000, 'x') + "', 'm', 'sd', '{}', '0')");
-    kill(getpid(), SIGKILL);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  REQUIRE(WIFSIGNALED(status));
-  REQUIRE(std::filesystem::exists(path + "-journal"));
+  test::kill_writer_inside_transaction(path, [](int) {
+    return "INSERT INTO runs (created_at, command_line, target_model, method, options_json, specd_version) VALUES "
+           "('t', '" + std::string(1000, 'x') + "', 'm', 'sd', '{}', '0')";
+  });
   TraceReader reader(path);
   REQUIRE(reader.runs().size() == 1);
   CHECK(reader.requests(id).size() == 2);
