@@ -8,8 +8,12 @@
 # makes the table (whether a method is slower than AR under load is decided by its interval over
 # the rounds, not by one round), with the server's fitted step cost (ms fixed + ms per verified
 # row, its /metrics) after each run: how dear verifying a draft was on this machine. GUARD_AB=1
-# also starts a server with --drafting-guard off and runs sd, sam and csd against it in every
-# round (labelled METHOD-unguarded): the guard's effect, paired by round. Run on a quiet machine.
+# also starts a server with --drafting-guard off and runs every method against it in every round
+# (labelled METHOD-unguarded), the servers taking turns going first: the guard's effect, paired by
+# round. AR runs on both, so that the two servers' step-cost fits see the same traffic (AR's steps
+# enter the batch planner's fits too), and ar against ar-unguarded shows how far two servers differ
+# where the guard has nothing to decide (with the guarded server always first, its AR ran 0.94x the
+# other's: 20 rounds at 2 clients, AVX2 EPYC). Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
 set -euo pipefail
@@ -26,10 +30,11 @@ port=${PORT:-8391}
 log=$(mktemp)
 raw=$(mktemp)
 guard_ab=${GUARD_AB:-0}
+first_guard=on; [ "$guard_ab" = control ] && { first_guard=off; guard_ab=1; }  # both unguarded: what the design alone measures
 log2=$(mktemp)
 # exec: $! is then the server itself, which the trap stops
 serve() { exec "$specd" serve --artifact "$artifact" --parallel 8 --queue 8 --max-tokens 64 "$@"; }
-serve --port "$port" 2> "$log" &
+serve --port "$port" --drafting-guard $first_guard 2> "$log" &
 server=$!
 server2=
 keep_runs=  # set while the summary is made: if it fails, the runs stay for a rerun of it
@@ -42,15 +47,21 @@ if [ "$guard_ab" = 1 ]; then  # idle, a server's decoding thread waits: the two 
   server2=$!
   wait_for_server "$log2" $server2
 fi
+# One run of a method against one server; the second server's runs are labelled METHOD-unguarded.
+load() {
+  local lossy=(); [ "$2" = csd ] && lossy=(--allow-lossy)
+  node scripts/serve_load.js --url "http://127.0.0.1:$1" --prompts data/workloads/qa.jsonl --clients "$clients" \
+    --requests "$requests" --max-tokens 64 --method "$2" "${lossy[@]}" ${3:+--label "$2$3"} | grep '^{' >> "$raw"
+}
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2
   for method in ar sd sam csd; do
-    lossy=(); [ "$method" = csd ] && lossy=(--allow-lossy)
-    node scripts/serve_load.js --url "$url" --prompts data/workloads/qa.jsonl --clients "$clients" --requests "$requests" \
-      --max-tokens 64 --method "$method" "${lossy[@]}" | grep '^{' >> "$raw"
-    if [ "$guard_ab" = 1 ] && [ "$method" != ar ]; then
-      node scripts/serve_load.js --url "http://127.0.0.1:$((port + 1))" --prompts data/workloads/qa.jsonl --clients "$clients" \
-        --requests "$requests" --max-tokens 64 --method "$method" "${lossy[@]}" --label "$method-unguarded" | grep '^{' >> "$raw"
+    if [ "$guard_ab" != 1 ]; then
+      load "$port" "$method"
+    elif [ $((round % 2)) = 1 ]; then  # the servers take turns going first: a run right after another is not favoured
+      load "$port" "$method"; load $((port + 1)) "$method" -unguarded
+    else
+      load $((port + 1)) "$method" -unguarded; load "$port" "$method"
     fi
   done
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The summary table of scripts/serve_figures.sh from its runs (serve_load.js JSON lines, one file):
 // per method and concurrency, medians over the rounds; against AR, each round's run over that
-// round's AR run (a busy spell of the machine hits both): their geometric mean, its 95% percentile
+// round's AR run on the same server (a busy spell of the machine hits both): their geometric mean, its 95% percentile
 // bootstrap interval over the rounds and their range.
 //   node scripts/lib/serve_summary.js RUNS.jsonl
 'use strict';
@@ -10,7 +10,9 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.le
 const groups = new Map();
 for (const r of rows) { const k = r.label + "|" + r.clients; if (!groups.has(k)) groups.set(k, []); groups.get(k).push(r); }
 const med = (label, clients, field) => median(groups.get(label + "|" + clients).map((r) => r[field]));
-const vs_ar = (label, c) => groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get("ar|" + c)[i].tokens_per_s);
+// A server's runs against its own AR (GUARD_AB: METHOD-unguarded over ar-unguarded, where it ran).
+const ar_of = (label, c) => (label.endsWith("-unguarded") && groups.has("ar-unguarded|" + c) ? "ar-unguarded|" : "ar|") + c;
+const vs_ar = (label, c) => groups.get(label + "|" + c).map((r, i) => r.tokens_per_s / groups.get(ar_of(label, c))[i].tokens_per_s);
 // The bootstrap resamples the rounds 10,000 times with a seeded generator (mulberry32): the same
 // runs always give the same interval.
 const geomean = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
