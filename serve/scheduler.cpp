@@ -253,6 +253,27 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
   idle_.notify_all();
 }
 
+std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const {
+  if (!guarded_) return "";
+  std::vector<std::string> methods;
+  bool can_draft = false;
+  for (const auto& slot : slots) {
+    // A step with a prefill is not the guard's: it is never evidence, so an arm applied there
+    // (to the running requests while a newcomer prefills) would never be judged; a mix in its
+    // first look at plain decoding kept it in every such step.
+    if (!slot->session->started() && !slot->job->cancelled()) return "";
+    if (slot->session->started() && !slot->job->cancelled()) {
+      methods.push_back(slot->job->plan.method);
+      can_draft = can_draft || slot->job->plan.method != "ar";
+    }
+  }
+  if (!can_draft) return "";
+  std::sort(methods.begin(), methods.end());
+  std::string mix;
+  for (const std::string& method : methods) mix += (mix.empty() ? "" : ",") + method;
+  return mix;
+}
+
 // Begins every running request's step. Prefills and methods other than a draft-model chain begin
 // first, each weighing the rows, tokens and drafting time of the requests begun before it and the
 // expected shares of those not begun yet (their last steps'), priced by the planner's fitted cost
@@ -262,22 +283,6 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
 // rows add the same time to every choice, and counted in, its hundred rows and one token made
 // every token of the step look dear and a draft cheap beside them (drafts switched on in prefill
 // steps and lost). Cancelled and failed requests end here. Returns the requests whose steps began.
-std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const {
-  if (!guarded_) return "";
-  std::vector<std::string> methods;
-  bool can_draft = false;
-  for (const auto& slot : slots)
-    if (slot->session->started() && !slot->job->cancelled()) {
-      methods.push_back(slot->job->plan.method);
-      can_draft = can_draft || slot->job->plan.method != "ar";
-    }
-  if (!can_draft) return "";
-  std::sort(methods.begin(), methods.end());
-  std::string mix;
-  for (const std::string& method : methods) mix += (mix.empty() ? "" : ",") + method;
-  return mix;
-}
-
 std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting) {
   std::vector<Slot*> batch, chains;
   BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet

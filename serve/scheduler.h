@@ -84,8 +84,8 @@ class Scheduler {
   // The running and waiting gauges from running_ and queue_; called under mutex_ at every change.
   void publish_load() { metrics_.set_load(running_, static_cast<int64_t>(queue_.size())); }
   void admit(std::vector<std::unique_ptr<Slot>>& slots);
-  // The drafting guard's key for this step: the decoding requests' methods, sorted (a request
-  // still prefilling is not counted); empty when the guard is off or no request can draft.
+  // The drafting guard's key for this step: the decoding requests' methods, sorted; empty when
+  // the guard is off, a request prefills in this step, or no request can draft.
   std::string guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const;
   // `drafting` false: the guard switched drafting off, every request decodes plainly this step.
   std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting);
