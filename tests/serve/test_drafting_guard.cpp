@@ -151,3 +151,22 @@ TEST_CASE("drafting guard: a mix's settling steps are its own") {
   guard.observe("sd", 20, 10);
   CHECK(guard.rate("sd", false) == Approx(2.0));
 }
+
+TEST_CASE("drafting guard: the further behind plain decoding is, the rarer its windows") {
+  // Drafting delivers 1.5x, windows scatter a little: plain is many standard errors behind, so
+  // after its first lost exploration its next one waits the longest gap. Doubling the gap alone
+  // (4, 8, 16, ...) explored 5 times within these 250 windows.
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> scatter(0.9, 1.1);
+  DraftingGuard guard(DraftingGuard::Options{kWindow, 4, 256, 0.75, 2.0, 0});
+  int explorations = 0;
+  bool last = true;
+  for (int w = 0; w < 250; ++w) {
+    const bool drafts = guard.drafting("sd");
+    if (w >= 3 && last && !drafts) ++explorations;  // the first look (windows 1 and 2) aside
+    last = drafts;
+    for (int s = 0; s < kWindow; ++s) guard.observe("sd", 10 * (drafts ? 1.5 : 1.0) * scatter(rng), 10);
+  }
+  CHECK(explorations >= 1);
+  CHECK(explorations <= 2);
+}
