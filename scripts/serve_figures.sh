@@ -41,7 +41,6 @@ keep_runs=  # set while the summary is made: if it fails, the runs stay for a re
 trap 'kill -TERM $server $server2 2>/dev/null; wait $server $server2 2>/dev/null; rm -f "$log" "$log2" "$out.partial"
       if [ -n "$keep_runs" ]; then echo "serve_figures: the runs are kept in $raw" >&2; else rm -f "$raw"; fi' EXIT
 wait_for_server "$log" $server
-url=http://127.0.0.1:$port
 if [ "$guard_ab" = 1 ]; then  # idle, a server's decoding thread waits: the two do not compete
   serve --port $((port + 1)) --drafting-guard off 2> "$log2" &
   server2=$!

@@ -258,14 +258,13 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
   std::vector<std::string> methods;
   bool can_draft = false;
   for (const auto& slot : slots) {
+    if (slot->job->cancelled()) continue;
     // A step with a prefill is not the guard's: it is never evidence, so an arm applied there
     // (to the running requests while a newcomer prefills) would never be judged; a mix in its
     // first look at plain decoding kept it in every such step.
-    if (!slot->session->started() && !slot->job->cancelled()) return "";
-    if (slot->session->started() && !slot->job->cancelled()) {
-      methods.push_back(slot->job->plan.method);
-      can_draft = can_draft || slot->job->plan.method != "ar";
-    }
+    if (!slot->session->started()) return "";
+    methods.push_back(slot->job->plan.method);
+    can_draft = can_draft || slot->job->plan.method != "ar";
   }
   if (!can_draft) return "";
   std::sort(methods.begin(), methods.end());
