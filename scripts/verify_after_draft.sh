@@ -3,9 +3,8 @@
 # large target verifying drafts from retrieval (pld, no model), from the small demo draft (2 MB of
 # weights) and from its own distilled draft (11 MB), `specd bench --traces` on the workload
 # prompts, in ROUNDS rounds that take turns; per configuration, the mean verify time of the steps
-# that verified n rows (the traces' steps.verify_ms). Where the target's weights stay in the
-# cache, a draft model's weights that push some of them out show as dearer verifications after
-# model drafts. Run on a quiet machine. Raw output: reports/bench/verify-after-draft.txt. Needs a
+# that verified n rows (the traces' steps.verify_ms): what a draft model's drafting costs the
+# target's next verification beyond its own forwards. Run on a quiet machine. Raw output: reports/bench/verify-after-draft.txt. Needs a
 # built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,9 +2,9 @@
 // Whether a batched decoding step drafts at all, from the throughput the server actually gets.
 // The batch planner and the draft budgets price a step by fits of the steps they see, so they
 // cannot see a cost that no fit holds: on a 2-core Xeon with a cache-resident target, the same
-// two rows verified 0.25-1.1 ms slower in a serving run with drafting than in plain decoding (the
-// draft model's weights displacing the target's from the cache: a verification after a draft from
-// the 11 MB demo draft took 0.7-0.9 ms more than one after retrieval drafts), and at 2 clients sam
+// two rows verified 0.25-1.1 ms slower in a serving run with drafting than in plain decoding (a
+// verification after drafts from the 11 MB demo draft takes 0.7-0.9 ms more than one after
+// retrieval drafts; why is not isolated), and at 2 clients sam
 // ran 0.95x plain decoding, with this guard too (a 5% deficit is below what it resolves;
 // docs/serving.md, Load).
 // This guard compares what each choice delivers: per batch mix (the methods of the decoding
