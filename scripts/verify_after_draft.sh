@@ -4,8 +4,8 @@
 # weights) and from its own distilled draft (11 MB), `specd bench --traces` on the workload
 # prompts, in ROUNDS rounds that take turns; per configuration, the mean verify time of the steps
 # that verified n rows (the traces' steps.verify_ms): what a draft model's drafting costs the
-# target's next verification beyond its own forwards. Run on a quiet machine. Raw output: reports/bench/verify-after-draft.txt. Needs a
-# built specd (scripts/build.sh).
+# target's next verification beyond its own forwards. Run on a quiet machine. Raw output:
+# reports/bench/verify-after-draft.txt. Needs a built specd (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh

@@ -4,9 +4,8 @@
 // cannot see a cost that no fit holds: on a 2-core Xeon with a cache-resident target, the same
 // two rows verified 0.25-1.1 ms slower in a serving run with drafting than in plain decoding (a
 // verification after drafts from the 11 MB demo draft takes 0.7-0.9 ms more than one after
-// retrieval drafts; why is not isolated), and at 2 clients sam
-// ran 0.95x plain decoding, with this guard too (a 5% deficit is below what it resolves;
-// docs/serving.md, Load).
+// retrieval drafts; why is not isolated), and at 2 clients sam ran 0.95x plain decoding, with
+// this guard too (a 5% deficit is below what it resolves; docs/serving.md, Load).
 // This guard compares what each choice delivers: per batch mix (the methods of the decoding
 // requests in the step, sorted, so the batch size is part of it) it runs windows of steps with
 // drafting as planned and windows with drafting off, and takes each window's committed tokens per
