@@ -15,7 +15,8 @@
 # where the guard has nothing to decide (with the guarded server always first, its AR ran 0.94x the
 # other's: 20 rounds at 2 clients, AVX2 EPYC). Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
-# pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair).
+# pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair). CLIENTS and METHODS narrow a
+# run to the cells in question (more rounds where an interval is too wide to decide).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
@@ -26,6 +27,8 @@ artifact=${ARTIFACT:-artifacts/demo-large-pair}
 requests=${REQUESTS:-8}
 rounds=${ROUNDS:-20}
 clients=${CLIENTS:-1,2,4,8}
+methods=${METHODS:-ar sd sam csd}  # every method is compared with its round's AR run
+case " $methods " in *" ar "*) ;; *) echo "serve_figures: METHODS must include ar" >&2; exit 2;; esac
 port=${PORT:-8391}
 log=$(mktemp)
 raw=$(mktemp)
@@ -54,7 +57,7 @@ load() {
 }
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2
-  for method in ar sd sam csd; do
+  for method in $methods; do
     if [ "$guard_ab" != 1 ]; then
       load "$port" "$method"
     elif [ $((round % 2)) = 1 ]; then  # the servers take turns going first: a run right after another is not favoured
