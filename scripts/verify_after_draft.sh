@@ -31,8 +31,8 @@ done
   echo "|---|---:|---:|---:|---:|---:|"
   for i in "${!configs[@]}"; do
     read -r method draft <<< "${configs[$i]}"
-    what=$([ "$method" = pld ] && echo "pld (retrieval)" || echo "sd, $(basename "$draft")")
-    weights=$([ "$method" = pld ] && echo "-" || du -sh "$draft" | cut -f1)
+    if [ "$method" = pld ]; then what="pld (retrieval)" weights=-
+    else what="sd, $(basename "$draft")" weights=$(du -sh "$draft" | cut -f1); fi
     for db in "$work/$i"-*.sqlite; do sqlite3 -separator ' ' "$db" "SELECT draft_size + 1, verify_ms, draft_ms FROM steps"; done |
       awk -v what="$what" -v weights="$weights" '{ n[$1]++; v[$1] += $2; d[$1] += $3 }
         END { for (r = 1; r <= 8; r++) if (n[r] >= 5) printf "| %s | %s | %d | %d | %.2f | %.2f |\n", what, weights, r, n[r], v[r] / n[r], d[r] / n[r] }'
