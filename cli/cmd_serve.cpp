@@ -37,6 +37,7 @@ int run_serve(const Args& args) {
        "the most prompt tokens a request prefills per step, so a long prompt does not stall the others (0: all at once)")
       ("drafting-guard", po::value(&server.drafting_guard)->default_value(true),
        "compare windows of steps with drafting and without, per batch mix, and draft only where drafting delivers more tokens/s (off: the batch planner alone)")
+      ("step-log", po::value(&server.step_log), "record every batched step in this file, one tab-separated line each (docs/serving.md)")
       ("api-key", po::value(&server.api_key), "require 'Authorization: Bearer KEY' (default: $SPECD_API_KEY, else none)")
       ("max-tokens", po::value(&max_tokens)->default_value(512), "the most new tokens a request may ask for (and a chat's default)")
       ("max-body", po::value(&server.max_body)->default_value(1 << 20), "the largest request body in bytes");

@@ -16,7 +16,9 @@
 # other's: 20 rounds at 2 clients, AVX2 EPYC). Run on a quiet machine.
 # Raw output: reports/bench/serve-load.txt. Needs a built specd (scripts/build.sh) and the large
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair). CLIENTS and METHODS narrow a
-# run to the cells in question (more rounds where an interval is too wide to decide).
+# run to the cells in question (more rounds where an interval is too wide to decide). STEP_LOG=FILE
+# records the default server's every step there (`specd serve --step-log`; read it with
+# scripts/step_log_summary.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
@@ -37,7 +39,8 @@ first_guard=on; [ "$guard_ab" = control ] && { first_guard=off; guard_ab=1; }  #
 log2=$(mktemp)
 # exec: $! is then the server itself, which the trap stops
 serve() { exec "$specd" serve --artifact "$artifact" --parallel 8 --queue 8 --max-tokens 64 "$@"; }
-serve --port "$port" --drafting-guard $first_guard 2> "$log" &
+step_log=(); [ -n "${STEP_LOG:-}" ] && step_log=(--step-log "$STEP_LOG")
+serve --port "$port" --drafting-guard $first_guard "${step_log[@]}" 2> "$log" &
 server=$!
 server2=
 keep_runs=  # set while the summary is made: if it fails, the runs stay for a rerun of it

@@ -27,7 +27,7 @@ bool DraftingGuard::drafting(const std::string& mix) const {
 
 void DraftingGuard::observe(const std::string& mix, double tokens, double ms) {
   Mix& m = mixes_[mix];
-  if (!m.drafting) ++plain_steps_;
+  if (!m.drafting) ++off_steps_;
   if (m.settle > 0) {
     --m.settle;
     return;
@@ -43,15 +43,15 @@ double DraftingGuard::rate(const std::string& mix, bool drafting) const {
 }
 
 double DraftingGuard::lead(const Mix& m) const {
-  const Arm& plain = m.arms[0];
+  const Arm& off = m.arms[0];
   const Arm& drafted = m.arms[1];
-  if (plain.windows == 0 || drafted.windows == 0) return 0;
-  double vp = plain.variance(), vd = drafted.variance();
+  if (off.windows == 0 || drafted.windows == 0) return 0;
+  double vp = off.variance(), vd = drafted.variance();
   if (vp < 0) vp = vd;
   if (vd < 0) vd = vp;
   if (vp < 0) return 0;
-  const double se = std::sqrt(vp / plain.effective_n() + vd / drafted.effective_n());
-  const double difference = plain.mean() - drafted.mean();
+  const double se = std::sqrt(vp / off.effective_n() + vd / drafted.effective_n());
+  const double difference = off.mean() - drafted.mean();
   if (se <= 0) return difference > 0 ? HUGE_VAL : difference < 0 ? -HUGE_VAL : 0;
   return difference / se;
 }
@@ -62,11 +62,11 @@ void DraftingGuard::close_window(Mix& m) {
   m.tokens = m.ms = 0;
   const bool was_drafting = m.drafting;
   decide(m);
-  if (m.drafting != was_drafting) m.settle = options_.settle_steps;
+  if (m.drafting != was_drafting) m.settle = m.drafting ? options_.settle_steps : options_.settle_off_steps;
 }
 
 void DraftingGuard::decide(Mix& m) {
-  // A first look at plain decoding after the first drafting window: two windows, so that its
+  // A first look at the off arm after the first drafting window: two windows, so that its
   // spread is known when the arms are first compared.
   if (m.arms[0].windows < 2) {
     m.drafting = false;

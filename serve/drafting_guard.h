@@ -1,28 +1,37 @@
 #pragma once
-// Whether a batched decoding step drafts at all, from the throughput the server actually gets.
-// The batch planner and the draft budgets price a step by fits of the steps they see, so they
-// cannot see a cost that no fit holds: on a 2-core Xeon with a cache-resident target, the same
-// two rows verified 0.25-1.1 ms slower in a serving run with drafting than in plain decoding (a
-// verification after drafts from the 11 MB demo draft takes 0.7-0.9 ms more than one after
-// retrieval drafts; why is not isolated), and at 2 clients sam ran 0.95x plain decoding, with
-// this guard too (a 5% deficit is below what it resolves; docs/serving.md, Load).
-// This guard compares what each choice delivers: per batch mix (the methods of the decoding
-// requests in the step, sorted, so the batch size is part of it) it runs windows of steps with
-// drafting as planned and windows with drafting off, and takes each window's committed tokens per
-// millisecond of whole step time (drafting included; steps with a prefill left out) as one sample
-// of its arm.
+// Whether a batched decoding step drafts as planned or runs the guard's off arm, from the
+// throughput the server actually gets. The batch planner and the draft budgets price a step by
+// fits of the steps they see, so they cannot see a cost that no fit holds: on a 2-core Xeon with a
+// cache-resident target, a draft model's forwards leave the target's next forwards slower, and for
+// a while (why is not isolated): sam at 2 clients, plain two-row forwards took 3.28 ms 1-4 steps
+// after the draft model last ran, 2.82 ms 5-8 steps after, 2.63 ms 9-16 after and 2.53-2.59 ms
+// later, as AR's 2.58 (`specd serve --step-log`, reports/bench/serve-steps-sam-xeon.txt). The fits
+// see that cost spread over every step, retrieval and plain ones included, so a plain step looks
+// as dear as one with model drafts and the draft model never too dear.
+// So the off arm switches off the draft model, the cost the fits cannot see, and leaves retrieval
+// (which the budgets price from its own steps) drafting: for a mix with a draft-model method (sd,
+// csd, sam's and ReSpec's fallbacks) its steps run no draft-model forward; for a mix of retrieval
+// methods only (pld, AdaPLD) they decode plainly. The scheduler applies it (Scheduler::Drafting);
+// the guard only compares. In that run sam's retrieval alone delivered 0.757 tokens a ms against
+// 0.642 with its draft model, and the guard kept it for half the steps; with a plain off arm, sam
+// at 2 clients had been 0.95x AR, guard or not (docs/serving.md, Load).
+// This guard compares what each arm delivers: per batch mix (the methods of the decoding requests
+// in the step, sorted, so the batch size is part of it) it runs windows of steps with drafting as
+// planned and windows of the off arm, and takes each window's committed tokens per millisecond of
+// whole step time (drafting included; steps with a prefill left out) as one sample of its arm.
 //
-// Drafting is the planner's choice, so it stands unless plain windows deliver more by more than
+// Drafting is the planner's choice, so it stands unless off windows deliver more by more than
 // their noise: the difference of the arms' (decayed) means beyond `z` standard errors, the
 // spread estimated from the windows themselves. Comparing bare means of 24-step windows (a step's
 // time scatters by a third here), the first guard kept sd and csd plain through 5 of their 40 runs
 // at 2 clients on the AVX2 EPYC, where drafting delivered 1.2x. Steps with a prefill are not the
 // guard's (the scheduler leaves them to the planner): never evidence, an arm applied there would
-// never be judged. The steps right after a mix's arm changes are not evidence:
-// draft models then catch up with the text decoded plainly (a forward over every token they
-// missed), a cost of switching, not of drafting, that would weigh on every drafting window after a
-// plain one. The arm behind still gets a window now and then, so that it can win back (the
-// costs move as the machine's load does): every `min_gap` windows at first, then, each time it
+// never be judged. The steps right after a mix's arm changes are not evidence: after drafting
+// resumes, draft models catch up with the text decoded without them (a forward over every token
+// they missed), and after it stops, the draft model's slowdown above fades; costs of switching,
+// not of either arm, that would weigh on every window after a switch (6 and 16 steps). The arm
+// behind still gets a window now and then, so that it can win back (the costs move as the
+// machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
 // of t standard errors), up to `max_gap`. Explorations are what the guard costs where drafting
 // wins: at 2 clients on the AVX2 EPYC, exploring every 4 to 64 windows cost sd 6% of its
@@ -39,20 +48,21 @@ class DraftingGuard {
     int32_t window_steps = 24;          // counted decoding steps of one mix per window
     int32_t min_gap = 4, max_gap = 256;  // windows between two of the arm behind
     double forget = 0.75;               // an arm's evidence kept per window of its own
-    double z = 2.0;                     // standard errors plain must lead by to switch drafting off
-    int32_t settle_steps = 6;           // steps after a mix's arm changes that are not evidence
+    double z = 2.0;                     // standard errors the off arm must lead by to be applied
+    int32_t settle_steps = 6;           // steps after a mix's drafting resumes that are not evidence
+    int32_t settle_off_steps = 16;      // ... after its off arm begins
   };
   DraftingGuard() : DraftingGuard(Options{}) {}
   explicit DraftingGuard(Options options) : options_(options) {}
 
-  // Whether the next step of a batch of this mix may draft (false: every request decodes plainly).
+  // Whether the next step of a batch of this mix drafts as planned (false: the off arm).
   bool drafting(const std::string& mix) const;
   // A decoding step of this mix (no prefill in it) committed `tokens` in `ms` of whole step time.
   void observe(const std::string& mix, double tokens, double ms);
 
   // An arm's decayed mean of its windows' committed tokens per ms (0 before its first window).
   double rate(const std::string& mix, bool drafting) const;
-  int64_t plain_steps() const { return plain_steps_; }  // steps the guard kept from drafting
+  int64_t off_steps() const { return off_steps_; }  // steps the guard ran in the off arm
 
  private:
   // One arm's windows, each weighted forget^(its age in windows of this arm).
@@ -65,7 +75,7 @@ class DraftingGuard {
     double variance() const;  // unbiased for the effective sample size; needs two windows
   };
   struct Mix {
-    Arm arms[2];             // [0] plain, [1] drafting
+    Arm arms[2];             // [0] off, [1] drafting
     bool drafting = true;    // the current window's arm
     bool exploring = false;  // the current window runs the arm behind
     int32_t steps = 0;       // counted in the current window
@@ -73,7 +83,7 @@ class DraftingGuard {
     int32_t gap = 0, since = 0;  // windows between explorations; since the last one
     int32_t settle = 0;          // steps of this window still to pass before evidence counts
   };
-  // Plain decoding's lead over drafting in standard errors of the difference of the arms' means;
+  // The off arm's lead over drafting in standard errors of the difference of the arms' means;
   // an arm with one window borrows the other's spread; 0 while no spread is known.
   double lead(const Mix& m) const;
   void close_window(Mix& mix);
@@ -81,7 +91,7 @@ class DraftingGuard {
 
   Options options_;
   std::map<std::string, Mix> mixes_;
-  int64_t plain_steps_ = 0;
+  int64_t off_steps_ = 0;
 };
 
 }  // namespace specd::serve

@@ -192,6 +192,7 @@ HttpServer::HttpServer(const ServerOptions& options) : options_(options), server
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   server_->set_payload_max_length(static_cast<size_t>(options.max_body));
+  if (!options.step_log.empty()) step_log_ = std::make_unique<StepLog>(options.step_log);
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
   port_ = options.port == 0 ? server_->bind_to_any_port(options.host) : (server_->bind_to_port(options.host, options.port) ? options.port : -1);
@@ -211,7 +212,7 @@ void HttpServer::serve(const Deployment& deployment) {
   httplib::Server& server = *server_;
   ServerMetrics metrics;
   metrics.set_machine(deployment.machine);
-  Scheduler scheduler(deployment, options.parallel, options.queue, options.prefill_chunk, metrics, options.drafting_guard);
+  Scheduler scheduler(deployment, options.parallel, options.queue, options.prefill_chunk, metrics, options.drafting_guard, step_log_.get());
   std::atomic<bool> draining{false};
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
     if (options.api_key.empty() || req.path == "/health") return httplib::Server::HandlerResponse::Unhandled;

@@ -15,6 +15,8 @@ class Server;
 
 namespace specd::serve {
 
+class StepLog;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;
@@ -22,6 +24,7 @@ struct ServerOptions {
   int queue = 16;           // requests waiting beyond those; more are answered 429
   int64_t prefill_chunk = 64;  // prompt rows a request prefills per step (0: the whole prompt)
   bool drafting_guard = true;  // serve/drafting_guard.h; off: the planner and budgets alone decide
+  std::string step_log;     // "" for none; else a file each batched step is recorded in (serve/step_log.h)
   std::string api_key;      // "" for none; else every route but /health needs "Authorization: Bearer KEY"
   int64_t max_body = 1 << 20;  // bytes of a request body
 };
@@ -35,7 +38,8 @@ void block_shutdown_signals();
 // is refused in one line before the models load.
 class HttpServer {
  public:
-  // Binds host:port (port 0: any free one). InputError naming --host/--port when it cannot.
+  // Binds host:port (port 0: any free one) and opens the step log. InputError naming
+  // --host/--port or --step-log when it cannot.
   explicit HttpServer(const ServerOptions& options);
   ~HttpServer();
   int port() const { return port_; }  // the bound port (--port 0 picks one)
@@ -46,6 +50,7 @@ class HttpServer {
  private:
   ServerOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<StepLog> step_log_;
   int port_ = 0;
 };
 

@@ -50,6 +50,7 @@ struct Scheduler::Slot {
   double queue_s = 0, first_token_s = 0;
   bool failed = false;  // fail() recorded an error; finished before the next forward
   bool chain = false;   // a draft-model chain (sd, csd): the batch planner sets its draft length
+  bool model_drafted = false;  // its draft model ran in this step (for the step log)
   double forgone_ms = 0;  // a chain's switch-on account (BatchPlanner::Decision)
   // What its next step is expected to put in the batch (rows, tokens, drafting time): what its
   // last step planned (a plain step before that). The others' budgets weigh it.
@@ -57,9 +58,9 @@ struct Scheduler::Slot {
 };
 
 Scheduler::Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics,
-                     bool drafting_guard)
+                     bool drafting_guard, StepLog* step_log)
     : deployment_(deployment), parallel_(parallel), queue_limit_(queue_limit), prefill_chunk_(prefill_chunk), guarded_(drafting_guard),
-      metrics_(metrics) {
+      metrics_(metrics), step_log_(step_log) {
   // Seeded over the rows of a batch whose every slot drafts a whole chain.
   int32_t gamma = 1;
   for (const auto& [name, served] : deployment.methods) gamma = std::max(gamma, served.options.gamma);
@@ -179,7 +180,10 @@ double Scheduler::run_draft_rounds(const std::vector<Slot*>& batch) {
   for (;;) {
     std::map<const LlamaModel*, std::vector<Slot*>> by_model;
     for (Slot* slot : batch)
-      if (!slot->failed && slot->session->draft_round()) by_model[&slot->session->draft_model()].push_back(slot);
+      if (!slot->failed && slot->session->draft_round()) {
+        by_model[&slot->session->draft_model()].push_back(slot);
+        slot->model_drafted = true;
+      }
     if (by_model.empty()) return total_ms;
     for (auto& [model, slots] : by_model) {
       std::vector<KvCache*> caches;
@@ -261,7 +265,7 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
     if (slot->job->cancelled()) continue;
     // A step with a prefill is not the guard's: it is never evidence, so an arm applied there
     // (to the running requests while a newcomer prefills) would never be judged; a mix in its
-    // first look at plain decoding kept it in every such step.
+    // first look at its off arm kept it in every such step.
     if (!slot->session->started()) return "";
     methods.push_back(slot->job->plan.method);
     can_draft = can_draft || slot->job->plan.method != "ar";
@@ -273,6 +277,14 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
   return mix;
 }
 
+Scheduler::Drafting Scheduler::guard_off_arm(const std::vector<std::unique_ptr<Slot>>& slots) const {
+  for (const auto& slot : slots) {
+    const MethodInfo* info = lookup_method(slot->job->plan.method);
+    if (!slot->job->cancelled() && info && info->draft != DraftModelUse::None) return Drafting::WithoutModel;
+  }
+  return Drafting::None;
+}
+
 // Begins every running request's step. Prefills and methods other than a draft-model chain begin
 // first, each weighing the rows, tokens and drafting time of the requests begun before it and the
 // expected shares of those not begun yet (their last steps'), priced by the planner's fitted cost
@@ -282,7 +294,7 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
 // rows add the same time to every choice, and counted in, its hundred rows and one token made
 // every token of the step look dear and a draft cheap beside them (drafts switched on in prefill
 // steps and lost). Cancelled and failed requests end here. Returns the requests whose steps began.
-std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting) {
+std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr<Slot>>& slots, Drafting drafting) {
   std::vector<Slot*> batch, chains;
   BatchLoad load, pending;  // begun this step; the shares of the slots not begun yet
   for (const auto& slot : slots) pending = combine(pending, slot->share, 1);
@@ -290,8 +302,10 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
   auto begin = [&](Slot& slot) {
     pending = combine(pending, slot.share, -1);
     slot.session->set_batch_load(planner_.priced(combine(load, pending, 1)));
-    if (!drafting && slot.session->started()) slot.session->plan_draft(0);
+    if (drafting == Drafting::None && slot.session->started()) slot.session->plan_draft(0);
+    if (drafting == Drafting::WithoutModel && slot.session->started()) slot.session->plan_without_model();
     try {
+      slot.model_drafted = false;
       slot.session->begin_draft();
     } catch (const std::exception& e) {
       fail(slot, e);
@@ -327,9 +341,10 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
     plan.push_back(BatchPlanner::Chain{slot->session->acceptance(), slot->session->max_draft_nodes(),
                                        std::max<int64_t>(1, slot->session->first_draft_rows()), slot->session->remaining_tokens(),
                                        slot->forgone_ms});
-  // With drafting off for this mix, the chains' switch-on accounts wait (begin() plans them none).
+  // With the guard's off arm for this mix, the chains' switch-on accounts wait (begin() plans
+  // their draft model off).
   const std::vector<BatchPlanner::Decision> decisions =
-      drafting ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms}) : std::vector<BatchPlanner::Decision>{};
+      drafting == Drafting::Planned ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms}) : std::vector<BatchPlanner::Decision>{};
   for (size_t c = 0; c < chains.size(); ++c) {
     Slot* slot = chains[c];
     if (!decisions.empty()) {
@@ -361,6 +376,9 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
       requests.push_back(request);
       rows += static_cast<int32_t>(request->tokens.size());
       prefill = prefill || !slot.session->started();
+      if (step_log_)
+        step_.requests.push_back(StepRecord::Request{slot.job->plan.method, static_cast<int64_t>(request->tokens.size()),
+                                                     slot.session->cache().length(), slot.model_drafted});
       ++b;
     } catch (const std::exception& e) {
       if (!slot.failed) fail(slot, e);
@@ -408,7 +426,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
     finish(*batch[b], reasons[b]);
     drop(slots, batch[b]);
   }
-  return results.empty() ? Verified{} : Verified{rows, prefill, tokens};
+  return results.empty() ? Verified{} : Verified{rows, prefill, tokens, forward_ms};
 }
 
 void Scheduler::run() {
@@ -424,25 +442,39 @@ void Scheduler::run() {
     const auto start = Job::Clock::now();
     admit(slots);
     const std::string mix = guard_mix(slots);
-    const bool guard_plain = !mix.empty() && !guard_.drafting(mix);  // the guard switched drafting off
-    std::vector<Slot*> batch = begin_steps(slots, !guard_plain);
+    const bool guard_off = !mix.empty() && !guard_.drafting(mix);  // the guard's off arm
+    const Drafting arm = guard_off ? guard_off_arm(slots) : Drafting::Planned;
+    std::vector<Slot*> batch = begin_steps(slots, arm);
     const double draft_ms = run_draft_rounds(batch);
+    step_.requests.clear();
     const Verified verified = verify(slots, batch);
+    const double step_ms = std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count();
+    if (step_log_ && verified.rows > 0) {
+      step_.mix = mix;
+      step_.arm = arm == Drafting::Planned ? "planned" : arm == Drafting::WithoutModel ? "without-model" : "plain";
+      step_.rows = verified.rows;
+      step_.prefill = verified.prefill;
+      step_.tokens = verified.tokens;
+      step_.draft_ms = draft_ms;
+      step_.forward_ms = verified.forward_ms;
+      step_.step_ms = step_ms;
+      step_log_->write(step_);
+    }
     // What the step delivered, drafting and all: the drafting guard's evidence.
     if (verified.rows > 0 && !verified.prefill && !mix.empty()) {
-      guard_.observe(mix, static_cast<double>(verified.tokens), std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count());
-      metrics_.set_guard_plain_steps(guard_.plain_steps());
+      guard_.observe(mix, static_cast<double>(verified.tokens), step_ms);
+      metrics_.set_guard_off_steps(guard_.off_steps());
     }
     // A step's whole time but its drafting is what its rows cost: the forward, and every step's
     // work besides it (planning, acceptance, text, waking the handlers), which a step that commits
     // more tokens spreads over more of them. Decoding steps only: the planner prices decoding
     // rows, and a prefill's hundred rows would set the line's slope where no draft goes. Nor the
-    // guard's plain windows: their one-row steps tilted the fit (on the AVX2 EPYC, 3.1 + 0.64 ms a
+    // guard's off windows: their plain one-row steps tilted the fit (on the AVX2 EPYC, 3.1 + 0.64 ms a
     // row against 4.1 + 0.51 without them), so the planner drafted shorter than it otherwise
     // would, at a cost (sam alone 0.93x its unguarded speed): the guard decides whether to draft,
     // the planner how far, each from its own evidence.
-    if (verified.rows > 0 && !verified.prefill && !guard_plain) {
-      planner_.observe_target(verified.rows, std::chrono::duration<double, std::milli>(Job::Clock::now() - start).count() - draft_ms);
+    if (verified.rows > 0 && !verified.prefill && !guard_off) {
+      planner_.observe_target(verified.rows, step_ms - draft_ms);
       const BatchLoad cost = planner_.priced({});
       if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows
         const double per_row = (cost.step_ms(9) - cost.step_ms(1)) / 8;

@@ -20,6 +20,7 @@
 #include "serve/batch_planner.h"
 #include "serve/deployment.h"
 #include "serve/drafting_guard.h"
+#include "serve/step_log.h"
 #include "serve/request_metrics.h"
 #include "serve/request_plan.h"
 #include "serve/server_metrics.h"
@@ -66,9 +67,10 @@ class Job {
 class Scheduler {
  public:
   // prefill_chunk: the most prompt rows a request prefills in one step (0: its whole prompt);
-  // drafting_guard: whether DraftingGuard may switch drafting off for a batch mix.
+  // drafting_guard: whether DraftingGuard may switch drafting off for a batch mix; step_log (not
+  // owned, may be null): where each step is recorded.
   Scheduler(const Deployment& deployment, int parallel, int queue_limit, int64_t prefill_chunk, ServerMetrics& metrics,
-            bool drafting_guard = true);
+            bool drafting_guard = true, StepLog* step_log = nullptr);
   ~Scheduler();  // stops the thread; requests still queued or running end as cancelled
 
   // Queues a planned request. RequestError 429 when the queue is full, 503 once draining.
@@ -87,15 +89,21 @@ class Scheduler {
   // The drafting guard's key for this step: the decoding requests' methods, sorted; empty when
   // the guard is off, a request prefills in this step, or no request can draft.
   std::string guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const;
-  // `drafting` false: the guard switched drafting off, every request decodes plainly this step.
-  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, bool drafting);
+  // What a step drafts: as planned; or the guard's off arm, which switches off what the fits
+  // cannot price: the draft model where a request of the mix has one (retrieval still drafts),
+  // else all drafting (drafting_guard.h says why).
+  enum class Drafting { Planned, WithoutModel, None };
+  Drafting guard_off_arm(const std::vector<std::unique_ptr<Slot>>& slots) const;
+  std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, Drafting drafting);
   double run_draft_rounds(const std::vector<Slot*>& batch);
   // The target's forward and the acceptance; returns the forward's rows (0: none ran), whether a
-  // prefill was among them, and the tokens the requests committed.
+  // prefill was among them, the tokens the requests committed and the forward's time (with a
+  // step log, each request's part goes to step_.requests).
   struct Verified {
     int32_t rows = 0;
     bool prefill = false;
     int64_t tokens = 0;
+    double forward_ms = 0;
   };
   Verified verify(std::vector<std::unique_ptr<Slot>>& slots, std::vector<Slot*>& batch);
   static void drop(std::vector<std::unique_ptr<Slot>>& slots, const Slot* slot);
@@ -109,6 +117,8 @@ class Scheduler {
   BatchPlanner planner_;  // the decoding thread's only
   DraftingGuard guard_;   // likewise
   ServerMetrics& metrics_;
+  StepLog* step_log_;
+  StepRecord step_;  // the step being logged
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::deque<std::shared_ptr<Job>> queue_;

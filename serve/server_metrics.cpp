@@ -97,9 +97,9 @@ void ServerMetrics::set_step_cost(double fixed_ms, double per_row_ms) {
   step_row_ms_ = per_row_ms;
 }
 
-void ServerMetrics::set_guard_plain_steps(int64_t steps) {
+void ServerMetrics::set_guard_off_steps(int64_t steps) {
   std::lock_guard<std::mutex> lock(mutex_);
-  guard_plain_steps_ = steps;
+  guard_off_steps_ = steps;
 }
 
 void ServerMetrics::set_machine(const nlohmann::json& machine) {
@@ -131,8 +131,8 @@ std::string ServerMetrics::prometheus_text() const {
     out << "specd:step_cost_ms{part=\"fixed\"} " << step_fixed_ms_ << '\n';
     out << "specd:step_cost_ms{part=\"per_row\"} " << step_row_ms_ << '\n';
   }
-  family(out, "specd:guard_plain_steps_total", "counter", "Decoding steps run without drafting because plain steps delivered more tokens per ms.");
-  out << "specd:guard_plain_steps_total " << guard_plain_steps_ << '\n';
+  family(out, "specd:guard_off_steps_total", "counter", "Decoding steps run without drafting because plain steps delivered more tokens per ms.");
+  out << "specd:guard_off_steps_total " << guard_off_steps_ << '\n';
   family(out, "specd:request_success_total", "counter", "Finished requests by finish reason.");
   for (const auto& [reason, n] : finished_by_reason_) out << "specd:request_success_total{finished_reason=\"" << reason << "\"} " << n << '\n';
   family(out, "specd:request_refused_total", "counter", "Requests answered with an error, by HTTP status.");

@@ -46,8 +46,8 @@ class ServerMetrics {
   // The batch planner's fitted cost of a decoding step (all but its drafting), summed up as the
   // line through its cost at 1 and 9 rows: fixed + per_row * rows.
   void set_step_cost(double fixed_ms, double per_row_ms);
-  // Decoding steps the drafting guard (serve/drafting_guard.h) ran without drafting, so far.
-  void set_guard_plain_steps(int64_t steps);
+  // Decoding steps the drafting guard (serve/drafting_guard.h) ran in its off arm, so far.
+  void set_guard_off_steps(int64_t steps);
   // The machine the models run on (machine_json), as the specd:machine_info gauge's labels.
   void set_machine(const nlohmann::json& machine);
   std::string prometheus_text() const;
@@ -63,7 +63,7 @@ class ServerMetrics {
   std::map<int, int64_t> refused_by_status_;
   int64_t prompt_tokens_ = 0, generation_tokens_ = 0, running_ = 0, waiting_ = 0;
   double step_fixed_ms_ = -1, step_row_ms_ = 0;  // fixed < 0: not fitted yet
-  int64_t guard_plain_steps_ = 0;
+  int64_t guard_off_steps_ = 0;
   std::string machine_labels_;  // empty: not known
   Histogram latency_, first_token_, queue_time_;
 };

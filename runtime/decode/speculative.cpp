@@ -106,12 +106,13 @@ void observe_prefill(Drafter& drafter, const DrafterNeeds& needs, const ForwardR
 // What the drafter may propose this step: the configured limits, within the tokens left and the
 // context (a step emits at most depth + 1 tokens and places its deepest node at base + depth),
 // and what a caller planned for the step (planned >= 0) or else, with a cost-aware budget, what
-// the budget pays for.
+// the budget pays for; without the draft model (model false), a draft model drafts nothing.
 DraftRequest draft_request(const std::vector<int32_t>& committed, int32_t root, const SpeculativeOptions& options, const Drafter& drafter,
-                           int64_t remaining, int64_t room, int32_t planned) {
+                           int64_t remaining, int64_t room, int32_t planned, bool model) {
   DraftRequest request{committed, root, options.max_draft_nodes,
                        static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({options.max_draft_depth, remaining - 1, room}))),
-                       nullptr, remaining};
+                       nullptr, remaining, model};
+  if (!model && !drafter.limits_itself()) request.max_nodes = request.max_depth = 0;  // a draft model's own proposal
   if (planned >= 0) {  // the caller decided for the batch
     request.budget = options.budget;
     request.max_nodes = std::min(request.max_nodes, planned);
@@ -246,8 +247,9 @@ void SpeculativeSession::begin_draft() {
   if (options_.record_steps) p.record.drafter = drafter_.name();
   p.base = cache_.length();
   p.request.emplace(draft_request(committed_, out_.tokens.back(), options_, drafter_,
-                                  budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base, planned_));
+                                  budget_ - static_cast<int64_t>(out_.tokens.size()), target_.context_length() - 1 - p.base, planned_, !without_model_));
   planned_ = -1;
+  without_model_ = false;
   const auto start = Clock::now();
   p.rounds = drafter_.propose_in_rounds(*p.request);
   if (!p.rounds) p.tree = drafter_.propose(*p.request);

@@ -99,6 +99,9 @@ class SpeculativeSession {
   // The next step drafts at most `nodes` nodes, as a batch planner chose for the whole batch,
   // instead of what the draft budget would pay for on its own.
   void plan_draft(int32_t nodes) { planned_ = nodes; }
+  // The next step runs no draft-model forward: retrieval still drafts, a draft-model fallback and
+  // a draft model do not (DraftRequest::model).
+  void plan_without_model() { without_model_ = true; }
   // The cost-aware budget's acceptance estimates for the draft model's class (the prior without a
   // budget) and the most nodes a step may draft.
   Acceptance acceptance() const { return options_.budget ? options_.budget->acceptance(0) : Acceptance{0.6, 0.6}; }
@@ -138,6 +141,7 @@ class SpeculativeSession {
   bool wants_root_entropy() const { return options_.pruner || acceptor_.uses_root_entropy(); }
   double last_draft_ms_ = 0;  // the last completed step's drafting time
   int32_t planned_ = -1;      // plan_draft()'s cap for the next step, -1 for none
+  bool without_model_ = false;  // plan_without_model() for the next step
   std::vector<int32_t> committed_;  // everything in the KV cache; the root is not yet
 };
 

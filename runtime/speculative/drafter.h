@@ -24,6 +24,9 @@ struct DraftRequest {
   // (limits_itself) asks it how many nodes that class pays for.
   DraftBudget* budget = nullptr;
   int64_t remaining_tokens = INT64_MAX;  // the most tokens the request may still emit
+  // False: this step runs no draft-model forward (a server's drafting guard, serve/drafting_guard.h):
+  // a drafter with a draft-model fallback drafts from retrieval only, a draft model not at all.
+  bool model = true;
 
   int32_t nodes_for(int32_t proposal_class) const {
     return budget ? budget->nodes_for(proposal_class, max_nodes, max_depth) : max_nodes;
@@ -31,6 +34,7 @@ struct DraftRequest {
   // Nodes a draft model's proposal pays for, its first forward running `first_rows` rows
   // (Drafter::first_round_rows: its catch-up with the text and the root).
   int32_t model_nodes(int64_t first_rows) const {
+    if (!model) return 0;
     return budget ? budget->model_nodes(max_nodes, max_depth, first_rows, remaining_tokens) : max_nodes;
   }
 };

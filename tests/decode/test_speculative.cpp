@@ -10,6 +10,7 @@
 #include "speculative/model_tree_drafter.h"
 #include "speculative/greedy_acceptor.h"
 #include "speculative/pld_drafter.h"
+#include "speculative/sam_drafter.h"
 #include "methods/method_registry.h"
 #include "speculative/sampling_acceptor.h"
 #include "decode/speculative.h"
@@ -402,6 +403,38 @@ TEST_CASE("a draft model's first forward of a step catches it up with the text: 
   SpeculativeSession retrieval(*target, pld, greedy, prompt, options);
   REQUIRE(retrieval.step());
   CHECK(retrieval.first_draft_rows() == 0);  // no draft model
+}
+
+TEST_CASE("a step without the draft model: sam drafts what retrieval alone drafts, sd drafts nothing", "[spec][budget]") {
+  const auto [target, draft, prompt] = step_pair("without-model");
+  GreedyAcceptor greedy;
+  ModelChainDrafter fallback(draft, 3, SamplingParams{}), chain(draft, 3, SamplingParams{});
+  const SamOptions low{40, 2, 5};  // short matches draft too, so that retrieval drafts here
+  SamDrafter sam(low, &fallback), retrieval_only(low);
+  SpeculativeOptions options;
+  options.generate.max_new_tokens = 32;
+  // Each step's planned rows; `without_model`: every step is asked to run no draft-model forward.
+  auto rows_of = [&](Drafter& drafter, bool without_model) {
+    SpeculativeSession session(*target, drafter, greedy, prompt, options);
+    REQUIRE(session.step());  // the prefill
+    std::vector<int32_t> rows;
+    while (!session.finished()) {
+      if (without_model) session.plan_without_model();
+      session.begin_draft();
+      if (without_model) CHECK(session.draft_round() == nullptr);
+      rows.push_back(session.planned_rows());
+      const ForwardRequest* forward = session.prepare();
+      REQUIRE(forward != nullptr);
+      session.complete(target->forward(session.cache(), *forward), 1.0, static_cast<int32_t>(forward->tokens.size()));
+    }
+    return rows;
+  };
+  const std::vector<int32_t> sam_rows = rows_of(sam, true);
+  CHECK(sam_rows == rows_of(retrieval_only, false));
+  CHECK(std::count_if(sam_rows.begin(), sam_rows.end(), [](int32_t r) { return r > 1; }) > 0);  // retrieval drafted
+  const std::vector<int32_t> with_model = rows_of(sam, false);
+  CHECK(with_model != sam_rows);  // the fallback drafts where retrieval finds nothing
+  for (int32_t r : rows_of(chain, true)) CHECK(r == 1);
 }
 
 TEST_CASE("a begun step plans the rows it will verify: a retrieval draft's own tree, a draft model's most", "[spec][budget]") {

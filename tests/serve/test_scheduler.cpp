@@ -2,8 +2,13 @@
 // to exactly what one-request decoding gives; the queue's bound is a 429.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "serve/scheduler.h"
 #include "serve_fixtures.h"
+#include "test_helpers.h"
+#include "util/error.h"
 
 using namespace specd;
 using namespace specd::serve;
@@ -33,6 +38,51 @@ TEST_CASE("requests decoded side by side give what each gives alone", "[serve]")
   scheduler.drain();
   CHECK(scheduler.running() == 0);
   CHECK(scheduler.waiting() == 0);
+}
+
+TEST_CASE("a step log records every batched step: its rows, each request's part and the tokens committed", "[serve]") {
+  const Deployment d = demo_deployment();
+  ServerMetrics metrics;
+  ScopedTempDir dir("step-log");
+  const std::string path = dir.file("steps.tsv");
+  std::vector<int64_t> completions;
+  {
+    StepLog log(path);
+    Scheduler scheduler(d, 2, 4, 0, metrics, true, &log);
+    std::vector<std::shared_ptr<Job>> jobs;
+    for (const std::string method : {"sd", "sam", "ar"}) jobs.push_back(scheduler.submit(plan_request(d, greedy("The history of", method, 12))));
+    for (auto& job : jobs) completions.push_back(wait(*job).completion_tokens);
+    scheduler.drain();
+  }
+  std::ifstream in(path);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK(line.rfind("time_s\tmix\tarm\trows", 0) == 0);
+  int64_t tokens = 0, prefills = 0, steps = 0;
+  while (std::getline(in, line)) {
+    ++steps;
+    std::vector<std::string> fields;
+    std::stringstream split(line);
+    for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
+    REQUIRE(fields.size() == 10);
+    CHECK((fields[2] == "planned" || fields[2] == "without-model" || fields[2] == "plain"));
+    // The forward's rows are its requests' rows.
+    int64_t rows = 0;
+    std::stringstream requests(fields[9]);
+    for (std::string request; requests >> request;) {
+      const size_t first = request.find(':'), second = request.find(':', first + 1);
+      rows += std::stoll(request.substr(first + 1, second - first - 1));
+    }
+    CHECK(rows == std::stoll(fields[3]));
+    tokens += std::stoll(fields[5]);
+    prefills += fields[4] == "1" ? 1 : 0;
+  }
+  CHECK(steps > 3);
+  CHECK(prefills >= 2);  // three prompts; two admitted together prefill in one step
+  // Every token but each request's first (its prefill's) is committed by a logged decoding step.
+  CHECK(tokens == (completions[0] - 1) + (completions[1] - 1) + (completions[2] - 1));
+  CHECK_THROWS_AS(StepLog(dir.file("no-such-dir/steps.tsv")), InputError);
+  CHECK_THROWS_WITH(StepLog(dir.file("no-such-dir/steps.tsv")), Catch::Contains("--step-log"));
 }
 
 TEST_CASE("a full queue refuses with 429 and a draining scheduler with 503", "[serve]") {
