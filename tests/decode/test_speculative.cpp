@@ -406,7 +406,10 @@ TEST_CASE("a draft model's first forward of a step catches it up with the text: 
 }
 
 TEST_CASE("a step without the draft model: sam drafts what retrieval alone drafts, sd drafts nothing", "[spec][budget]") {
-  const auto [target, draft, prompt] = step_pair("without-model");
+  // Named, not bound: a lambda may not capture a structured binding in C++17 (clang refuses).
+  const StepPair pair = step_pair("without-model");
+  const std::shared_ptr<const LlamaModel> target = pair.target, draft = pair.draft;
+  const std::vector<int32_t> prompt = pair.prompt;
   GreedyAcceptor greedy;
   ModelChainDrafter fallback(draft, 3, SamplingParams{}), chain(draft, 3, SamplingParams{});
   const SamOptions low{40, 2, 5};  // short matches draft too, so that retrieval drafts here
