@@ -442,8 +442,7 @@ void Scheduler::run() {
     const auto start = Job::Clock::now();
     admit(slots);
     const std::string mix = guard_mix(slots);
-    const bool guard_off = !mix.empty() && !guard_.drafting(mix);  // the guard's off arm
-    const Drafting arm = guard_off ? guard_off_arm(slots) : Drafting::Planned;
+    const Drafting arm = !mix.empty() && !guard_.drafting(mix) ? guard_off_arm(slots) : Drafting::Planned;
     std::vector<Slot*> batch = begin_steps(slots, arm);
     const double draft_ms = run_draft_rounds(batch);
     step_.requests.clear();
@@ -473,7 +472,7 @@ void Scheduler::run() {
     // row against 4.1 + 0.51 without them), so the planner drafted shorter than it otherwise
     // would, at a cost (sam alone 0.93x its unguarded speed): the guard decides whether to draft,
     // the planner how far, each from its own evidence.
-    if (verified.rows > 0 && !verified.prefill && !guard_off) {
+    if (verified.rows > 0 && !verified.prefill && arm == Drafting::Planned) {
       planner_.observe_target(verified.rows, step_ms - draft_ms);
       const BatchLoad cost = planner_.priced({});
       if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows

@@ -13,13 +13,13 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 
 StepLog::StepLog(const std::string& path) : out_(path), start_s_(now_s()) {
   if (!out_) input_error("--step-log", "cannot write " + path);
+  out_.setf(std::ios::fixed);
+  out_.precision(4);
   out_ << "time_s\tmix\tarm\trows\tprefill\ttokens\tdraft_ms\tforward_ms\tstep_ms\trequests (method:rows:context:model)\n";
   out_.flush();
 }
 
 void StepLog::write(const StepRecord& step) {
-  out_.setf(std::ios::fixed);
-  out_.precision(4);
   out_ << now_s() - start_s_ << '\t' << (step.mix.empty() ? "-" : step.mix) << '\t' << step.arm << '\t' << step.rows << '\t'
        << (step.prefill ? 1 : 0) << '\t' << step.tokens << '\t' << step.draft_ms << '\t' << step.forward_ms << '\t' << step.step_ms << '\t';
   for (size_t i = 0; i < step.requests.size(); ++i) {
