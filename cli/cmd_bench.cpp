@@ -83,6 +83,7 @@ int run_bench(const Args& args) {
     if (arg == "--methods" || arg.rfind("--methods=", 0) == 0) return run_bench_methods(args);
   std::string model_dir;
   std::vector<int64_t> prompt_lengths{32, 128}, forward_sizes{1, 8, 32};
+  std::vector<double> idle_gaps;
   int64_t new_tokens = 64, prefix = 64;
   int repeats = 5;
   bool json = false;
@@ -93,6 +94,8 @@ int run_bench(const Args& args) {
       ("prompt-lengths", po::value(&prompt_lengths)->multitoken(), "prompt lengths in tokens for the decode runs")
       ("new-tokens", po::value(&new_tokens)->default_value(64), "tokens decoded per run (EOS ignored)")
       ("forward-sizes", po::value(&forward_sizes)->multitoken(), "new-token counts whose forward cost is measured")
+      ("idle-gaps", po::value(&idle_gaps)->multitoken(),
+       "idle pauses (ms) after which the next one-token forwards are timed: whether the caches keep the weights")
       ("prefix", po::value(&prefix)->default_value(64), "cached tokens before each measured forward")
       ("repeats", po::value(&repeats)->default_value(5), "repeats per measurement (the median is reported)")
       ("json", po::bool_switch(&json), "print one JSON object instead of a table");
@@ -104,6 +107,11 @@ int run_bench(const Args& args) {
   if (prefix < 1) input_error("--prefix", "must be at least 1");
   for (int64_t n : forward_sizes)
     if (n < 1) input_error("--forward-sizes", "sizes must be at least 1");
+  for (double gap : idle_gaps)
+    if (!(gap >= 0 && gap <= 10000)) input_error("--idle-gaps", "gaps must be between 0 and 10000 ms");
+  // Back-to-back forwards are the reference every gap is read against.
+  if (!idle_gaps.empty() && std::find(idle_gaps.begin(), idle_gaps.end(), 0.0) == idle_gaps.end()) idle_gaps.insert(idle_gaps.begin(), 0.0);
+  const int idle_rounds = 4 * repeats;
 
   auto model = LlamaModel::load(model_dir, device);
   const auto& cfg = model->config();
@@ -116,7 +124,9 @@ int run_bench(const Args& args) {
   check_request_memory(*model, nullptr, {}, longest_prompt, new_tokens);
 
   const bool narrow_kv = model->kv_type() != KvType::F32;
-  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()) + 1 + (narrow_kv ? 1 : 0), "bench",
+  Progress progress(static_cast<int64_t>(repeats) * (prompt_lengths.size() + forward_sizes.size()) + 1 + (narrow_kv ? 1 : 0) +
+                        (idle_gaps.empty() ? 0 : idle_rounds),
+                    "bench",
                     "measurements");
   nlohmann::json report;
   report["model"] = model_dir;
@@ -158,6 +168,24 @@ int run_bench(const Args& args) {
   for (auto& entry : forward)
     if (one_token_ms > 0) entry["vs_one_token"] = entry["ms"].get<double>() / one_token_ms;
   report["forward_prefix"] = prefix;
+
+  // One-token forwards after an idle pause, against back-to-back ones (gap 0): the extra ms over
+  // the first kIdleForwards is what a pause of the model (a draft model's turn) costs it later.
+  constexpr int kIdleForwards = 12;
+  nlohmann::json after_idle = nlohmann::json::array();
+  if (!idle_gaps.empty()) {
+    const auto idle_ms = time_after_idle(*model, prefix, idle_gaps, kIdleForwards, idle_rounds, [&] { progress.step("idle gaps"); });
+    const size_t warm = static_cast<size_t>(std::find(idle_gaps.begin(), idle_gaps.end(), 0.0) - idle_gaps.begin());
+    double warm_sum = 0;
+    for (double ms : idle_ms[warm]) warm_sum += ms;
+    for (size_t g = 0; g < idle_gaps.size(); ++g) {
+      double sum = 0;
+      for (double ms : idle_ms[g]) sum += ms;
+      after_idle.push_back({{"gap_ms", idle_gaps[g]}, {"forward_ms", idle_ms[g]}, {"extra_ms", sum - warm_sum}});
+    }
+    report["after_idle"] = after_idle;
+    report["after_idle_rounds"] = idle_rounds;
+  }
   // The peak beside what it holds: the weights as the forward keeps them and the most the KV
   // caches reserved at once (their whole capacity, written or not).
   report["peak_rss_mib"] = peak_rss_mib();
@@ -223,6 +251,15 @@ int run_bench(const Args& args) {
                 static_cast<long long>(entry["tokens"].get<int64_t>()), entry["ms"].get<double>(), entry.value("vs_one_token", 0.0),
                 entry["gbps"].get<double>(), 100 * entry["bandwidth_fraction"].get<double>(), entry["gflops"].get<double>(),
                 100 * entry["flops_fraction"].get<double>(), peak_name);
+  if (!after_idle.empty()) {
+    std::printf("  one-token forward after the model sat idle, ms of the 1st..%d forward (mean of %d rounds):\n", kIdleForwards,
+                idle_rounds);
+    for (const auto& entry : after_idle) {
+      std::printf("    idle %6.1f ms:", entry["gap_ms"].get<double>());
+      for (double ms : entry["forward_ms"]) std::printf(" %6.3f", ms);
+      std::printf("   %+.2f ms in all\n", entry["extra_ms"].get<double>());
+    }
+  }
   std::printf("  peak RSS: %.1f MiB (weights %.1f MiB, KV caches at most %.1f MiB at once)\n", report["peak_rss_mib"].get<double>(),
               report["weights_mib"].get<double>(), report["kv_peak_mib"].get<double>());
   if (kv_distance)

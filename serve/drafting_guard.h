@@ -3,11 +3,13 @@
 // throughput the server actually gets. The batch planner and the draft budgets price a step by
 // fits of the steps they see, so they cannot see a cost that no fit holds: on a 2-core Xeon with a
 // cache-resident target, a draft model's forwards leave the target's next forwards slower, and for
-// a while (why is not isolated): sam at 2 clients, plain two-row forwards took 3.28 ms 1-4 steps
-// after the draft model last ran, 2.82 ms 5-8 steps after, 2.63 ms 9-16 after and 2.53-2.59 ms
-// later, as AR's 2.58 (`specd serve --step-log`, reports/bench/serve-steps-sam-xeon.txt). The fits
-// see that cost spread over every step, retrieval and plain ones included, so a plain step looks
-// as dear as one with model drafts and the draft model never too dear.
+// several of them (the host's shared L3 drops the target's weights while the target pauses, and
+// they come back over several forwards; `specd bench --idle-gaps`): sam at 2 clients, plain
+// two-row forwards took 3.28 ms 1-4 steps after the draft model last ran, 2.82 ms 5-8 steps after,
+// 2.63 ms 9-16 after and 2.53-2.59 ms later, as AR's 2.58 (`specd serve --step-log`,
+// reports/bench/serve-steps-sam-xeon.txt). The fits see that cost spread over every step,
+// retrieval and plain ones included, so a plain step looks as dear as one with model drafts and
+// the draft model never too dear.
 // So the off arm switches off the draft model, the cost the fits cannot see, and leaves retrieval
 // (which the budgets price from its own steps) drafting: for a mix with a draft-model method (sd,
 // csd, sam's and ReSpec's fallbacks) its steps run no draft-model forward; for a mix of retrieval

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "stats/statistics.h"
 #include "model/llama_model.h"
@@ -30,6 +31,22 @@ std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t 
   return samples;
 }
 
+std::vector<std::vector<double>> time_after_idle(const LlamaModel& model, int64_t prefix, const std::vector<double>& gaps_ms,
+                                                 int forwards, int rounds, const std::function<void()>& on_round) {
+  ForwardTimer timer(model, prefix, 1);
+  std::vector<std::vector<double>> sums(gaps_ms.size(), std::vector<double>(static_cast<size_t>(forwards), 0.0));
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t g = 0; g < gaps_ms.size(); ++g) {
+      for (int i = 0; i < 2 * forwards; ++i) timer.time_ms(1);  // warm again after the previous gap
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gaps_ms[g]));
+      for (int i = 0; i < forwards; ++i) sums[g][static_cast<size_t>(i)] += timer.time_ms(1);
+    }
+    on_round();
+  }
+  for (auto& row : sums)
+    for (double& ms : row) ms /= std::max(rounds, 1);
+  return sums;
+}
 
 ForwardTimer::ForwardTimer(const LlamaModel& model, int64_t prefix, int64_t max_tokens)
     : model_(model), prefix_(prefix) {

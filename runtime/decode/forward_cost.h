@@ -34,6 +34,15 @@ class ForwardTimer {
 std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t prefix, const std::vector<int64_t>& sizes,
                                                int repeats, const std::function<void()>& on_repeat);
 
+// Whether the machine's caches keep the weights while the model sits idle: for each gap (ms), the
+// mean time of the 1st, 2nd, ... `forwards`-th one-token forward after the model was idle that
+// long, over `rounds` rounds in which the gaps take turns (each round starts from `forwards`
+// back-to-back forwards). Where the weights fit the last-level cache only while they are read
+// continuously (a shared cache that other cores or tenants also fill), any pause of the target
+// (a draft model's forwards among them) makes its next forwards slower, and for several of them.
+std::vector<std::vector<double>> time_after_idle(const LlamaModel& model, int64_t prefix, const std::vector<double>& gaps_ms,
+                                                 int forwards, int rounds, const std::function<void()>& on_round);
+
 // Sizes 1, 2, 3, 4, 6, 8, 12, 16, ... up to max_tokens (and those that fit the context after
 // `prefix` cached tokens), `repeats` timed forwards each after a warm-up. A few tens of ms for the
 // demo target.

@@ -102,3 +102,38 @@ TEST_CASE("specd bench --kv-dtype reports the cache type, its memory and its dis
   CHECK(bad.err.find("--kv-dtype") != std::string::npos);
   CHECK(bad.err.find("int8") != std::string::npos);
 }
+
+// --idle-gaps: one-token forwards after the model sat idle, read against back-to-back ones (added
+// as gap 0 when not asked for); what a pause costs is a timing, so only its shape is checked here.
+TEST_CASE("specd bench --idle-gaps times the forwards after each pause against back-to-back ones", "[cli][bench]") {
+  const std::string dir = write_model("cli-bench-idle", tiny_config());
+  const CliResult r = run_cli("bench --model " + dir +
+                              " --threads 1 --repeats 1 --prompt-lengths 8 --new-tokens 4 --prefix 8 --forward-sizes 1 --idle-gaps 2 --json");
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report.at("after_idle_rounds") == 4);
+  const auto& idle = report.at("after_idle");
+  REQUIRE(idle.size() == 2);
+  CHECK(idle[0].at("gap_ms") == 0.0);
+  CHECK(idle[0].at("extra_ms") == 0.0);
+  CHECK(idle[1].at("gap_ms") == 2.0);
+  for (const auto& entry : idle) {
+    REQUIRE(entry.at("forward_ms").size() == 12);
+    for (const auto& ms : entry.at("forward_ms")) CHECK(ms.get<double>() > 0);
+  }
+  double extra = 0;
+  for (size_t i = 0; i < 12; ++i) extra += idle[1].at("forward_ms")[i].get<double>() - idle[0].at("forward_ms")[i].get<double>();
+  CHECK(idle[1].at("extra_ms").get<double>() == Approx(extra).margin(1e-9));
+
+  const CliResult text = run_cli("bench --model " + dir +
+                                 " --threads 1 --repeats 1 --prompt-lengths 8 --new-tokens 4 --prefix 8 --forward-sizes 1 --idle-gaps 0 2");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("idle    0.0 ms:") != std::string::npos);
+  CHECK(text.out.find("idle    2.0 ms:") != std::string::npos);
+
+  const CliResult bad = run_cli("bench --model " + dir + " --idle-gaps -3");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--idle-gaps") != std::string::npos);
+  CHECK(bad.out.empty());
+}
