@@ -95,7 +95,8 @@ int run_bench(const Args& args) {
       ("new-tokens", po::value(&new_tokens)->default_value(64), "tokens decoded per run (EOS ignored)")
       ("forward-sizes", po::value(&forward_sizes)->multitoken(), "new-token counts whose forward cost is measured")
       ("idle-gaps", po::value(&idle_gaps)->multitoken(),
-       "idle pauses (ms) after which the next one-token forwards are timed: whether the caches keep the weights")
+       "idle pauses (ms) after which the next 12 one-token forwards are timed (means over 4 x --repeats rounds): "
+       "whether the caches keep the weights")
       ("prefix", po::value(&prefix)->default_value(64), "cached tokens before each measured forward")
       ("repeats", po::value(&repeats)->default_value(5), "repeats per measurement (the median is reported)")
       ("json", po::bool_switch(&json), "print one JSON object instead of a table");

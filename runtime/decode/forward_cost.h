@@ -36,7 +36,7 @@ std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t 
 
 // Whether the machine's caches keep the weights while the model sits idle: for each gap (ms), the
 // mean time of the 1st, 2nd, ... `forwards`-th one-token forward after the model was idle that
-// long, over `rounds` rounds in which the gaps take turns (each round starts from `forwards`
+// long, over `rounds` rounds in which the gaps take turns (each gap comes after 2 x `forwards`
 // back-to-back forwards). Where the weights fit the last-level cache only while they are read
 // continuously (a shared cache that other cores or tenants also fill), any pause of the target
 // (a draft model's forwards among them) makes its next forwards slower, and for several of them.
