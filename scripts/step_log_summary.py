@@ -5,8 +5,13 @@ tokens per step and per ms of step time. Then the target forward's time of plain
 request verifies one row, no prefill, no draft model in the step) by how many steps ago a draft
 model last ran in that batch, leaving out the 3 steps around a prefill (a request arriving or
 leaving: the client's and the HTTP threads' work shares the cores then): whether a draft model's
-use slows the target's forwards after it.
+use slows the target's forwards after it. Then, per method run alone (every request of the step
+the same method), how many steps held a prefill and their share of the time, and the plain steps'
+forward by how far in time the nearest prefill is: a request arriving or leaving slows the steps
+around it, and requests that finish at different times (as speculation's do) arrive apart, each
+on its own step.
   scripts/step_log_summary.py FILE"""
+import bisect
 import statistics
 import sys
 from collections import defaultdict
@@ -26,7 +31,7 @@ try:
                 sys.exit(f"{path}:{number}: expected 10 tab-separated fields, found {len(fields)}")
             requests = [r.split(":") for r in fields[9].split()]
             steps.append({
-                "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
+                "time_s": float(fields[0]), "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
                 "draft_ms": float(fields[6]), "forward_ms": float(fields[7]), "step_ms": float(fields[8]),
                 "methods": ",".join(sorted(r[0] for r in requests)), "model": any(r[3] == "1" for r in requests),
                 "plain": all(r[1] == "1" for r in requests),
@@ -36,8 +41,8 @@ except OSError as e:
 except (ValueError, IndexError):
     sys.exit(f"{path}:{number}: a field is not a number or a request is not method:rows:context:model")
 
-print("| methods | arm | steps | tokens/step | tokens/ms |")
-print("|---|---|---:|---:|---:|")
+print("| methods | arm | steps | rows/step | tokens/step | forward ms | step ms | tokens/ms |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
 groups = defaultdict(list)
 for s in steps:
     if not s["prefill"]:
@@ -45,7 +50,9 @@ for s in steps:
 for (methods, arm), group in sorted(groups.items()):
     if len(group) >= 20:
         tokens = sum(s["tokens"] for s in group)
-        print(f"| {methods} | {arm} | {len(group)} | {tokens / len(group):.2f} | {tokens / sum(s['step_ms'] for s in group):.3f} |")
+        print(f"| {methods} | {arm} | {len(group)} | {statistics.mean(s['rows'] for s in group):.2f} | {tokens / len(group):.2f} | "
+              f"{statistics.mean(s['forward_ms'] for s in group):.2f} | {statistics.mean(s['step_ms'] for s in group):.2f} | "
+              f"{tokens / sum(s['step_ms'] for s in group):.3f} |")
 
 print()
 print("Plain steps' target forward, ms, by steps since a draft model last ran in the batch (3 steps around a prefill left out)")
@@ -68,3 +75,30 @@ order["never"] = len(bins)
 for (methods, label), times in sorted(by.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])):
     if len(times) >= 5:
         print(f"| {methods} | {label} | {len(times)} | {statistics.mean(times):.2f} | {statistics.median(times):.2f} |")
+
+print()
+print("Per method alone: steps with a prefill and their share of the time; plain steps' target forward at the method's largest")
+print("batch (ms, mean / median (steps)) by the time to the nearest prefill")
+near_bins = [(0, 10), (10, 30), (30, 60), (60, 120), (120, None)]
+near_labels = [f"{lo}+ ms" if hi is None else f"{lo}-{hi} ms" for lo, hi in near_bins]
+print("| method | steps | with a prefill | their share of the time | batch | " + " | ".join(near_labels) + " |")
+print("|---|---:|---:|---:|---:|" + "---:|" * len(near_bins))
+prefill_times = [s["time_s"] for s in steps if s["prefill"]]
+alone = defaultdict(list)
+for s in steps:
+    if len(set(s["methods"].split(","))) == 1:
+        alone[s["methods"].split(",")[0]].append(s)
+for method, group in sorted(alone.items()):
+    near = defaultdict(list)
+    batch = max(s["methods"].count(",") + 1 for s in group)
+    for s in group:
+        if s["prefill"] or not s["plain"] or s["model"] or s["methods"].count(",") + 1 != batch:
+            continue
+        i = bisect.bisect_left(prefill_times, s["time_s"])
+        ms = min(abs(s["time_s"] - prefill_times[j]) for j in (i - 1, i) if 0 <= j < len(prefill_times)) * 1000
+        near[next(n for n, (lo, hi) in enumerate(near_bins) if ms >= lo and (hi is None or ms < hi))].append(s["forward_ms"])
+    cells = [f"{statistics.mean(near[n]):.2f} / {statistics.median(near[n]):.2f} ({len(near[n])})" if len(near[n]) >= 5 else "-"
+             for n in range(len(near_bins))]
+    with_prefill = [s for s in group if s["prefill"]]
+    share = sum(s["step_ms"] for s in with_prefill) / sum(s["step_ms"] for s in group)
+    print(f"| {method} | {len(group)} | {len(with_prefill)} | {share:.1%} | {batch} | " + " | ".join(cells) + " |")
