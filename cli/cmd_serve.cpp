@@ -36,7 +36,9 @@ int run_serve(const Args& args) {
       ("prefill-chunk", po::value(&server.prefill_chunk)->default_value(server.prefill_chunk),
        "the most prompt tokens a request prefills per step, so a long prompt does not stall the others (0: all at once)")
       ("drafting-guard", po::value(&server.drafting_guard)->default_value(true),
-       "compare windows of steps with drafting as planned and without the draft model (without drafting where no request has one), per batch mix, and keep the draft model off only where that delivers clearly more tokens/s (off: the batch planner alone)")
+       "compare windows of steps with drafting as planned, without the draft model (where retrieval still drafts beside it) and "
+       "without drafting, per batch mix, and switch drafting down only where that delivers clearly more tokens/s (off: the batch "
+       "planner alone)")
       ("step-log", po::value(&server.step_log), "record every batched step in this file, one tab-separated line each (docs/serving.md)")
       ("api-key", po::value(&server.api_key), "require 'Authorization: Bearer KEY' (default: $SPECD_API_KEY, else none)")
       ("max-tokens", po::value(&max_tokens)->default_value(512), "the most new tokens a request may ask for (and a chat's default)")

@@ -20,14 +20,19 @@ double DraftingGuard::Arm::variance() const {
   return std::max(0.0, sum_sq / weight - m * m) * n / (n - 1);
 }
 
-bool DraftingGuard::drafting(const std::string& mix) const {
+int32_t DraftingGuard::arm(const std::string& mix) const {
   const auto it = mixes_.find(mix);
-  return it == mixes_.end() || it->second.drafting;  // a new mix starts as planned
+  return it == mixes_.end() ? 0 : it->second.current;  // a new mix starts as planned
 }
 
-void DraftingGuard::observe(const std::string& mix, double tokens, double ms) {
-  Mix& m = mixes_[mix];
-  if (!m.drafting) ++off_steps_;
+void DraftingGuard::observe(const std::string& mix, double tokens, double ms, int32_t arms) {
+  auto [it, added] = mixes_.try_emplace(mix);
+  Mix& m = it->second;
+  if (added) {
+    m.arms = std::clamp(arms, 2, kMaxArms);
+    std::fill(m.gap, m.gap + kMaxArms, options_.min_gap);
+  }
+  if (m.current != 0) ++off_steps_;
   if (m.settle > 0) {
     --m.settle;
     return;
@@ -37,57 +42,75 @@ void DraftingGuard::observe(const std::string& mix, double tokens, double ms) {
   if (++m.steps >= options_.window_steps) close_window(m);
 }
 
-double DraftingGuard::rate(const std::string& mix, bool drafting) const {
+double DraftingGuard::rate(const std::string& mix, int32_t arm) const {
   const auto it = mixes_.find(mix);
-  return it == mixes_.end() ? 0 : it->second.arms[drafting ? 1 : 0].mean();
+  return it == mixes_.end() || arm < 0 || arm >= kMaxArms ? 0 : it->second.stats[arm].mean();
 }
 
-double DraftingGuard::lead(const Mix& m) const {
-  const Arm& off = m.arms[0];
-  const Arm& drafted = m.arms[1];
-  if (off.windows == 0 || drafted.windows == 0) return 0;
-  double vp = off.variance(), vd = drafted.variance();
-  if (vp < 0) vp = vd;
-  if (vd < 0) vd = vp;
-  if (vp < 0) return 0;
-  const double se = std::sqrt(vp / off.effective_n() + vd / drafted.effective_n());
-  const double difference = off.mean() - drafted.mean();
+double DraftingGuard::lead(const Arm& a, const Arm& b) {
+  if (a.windows == 0 || b.windows == 0) return 0;
+  double va = a.variance(), vb = b.variance();
+  if (va < 0) va = vb;
+  if (vb < 0) vb = va;
+  if (va < 0) return 0;
+  const double se = std::sqrt(va / a.effective_n() + vb / b.effective_n());
+  const double difference = a.mean() - b.mean();
   if (se <= 0) return difference > 0 ? HUGE_VAL : difference < 0 ? -HUGE_VAL : 0;
   return difference / se;
 }
 
 void DraftingGuard::close_window(Mix& m) {
-  m.arms[m.drafting ? 1 : 0].add(m.tokens / m.ms, options_.forget);
+  m.stats[m.current].add(m.tokens / m.ms, options_.forget);
   m.steps = 0;
   m.tokens = m.ms = 0;
-  const bool was_drafting = m.drafting;
+  const int32_t was = m.current;
   decide(m);
-  if (m.drafting != was_drafting) m.settle = m.drafting ? options_.settle_steps : options_.settle_off_steps;
+  // Settling: after the draft model resumes (its catch-up), and after drafting as planned stops
+  // (its slowdown fading); none between two off arms.
+  if (m.current != was) m.settle = m.current == 0 ? options_.settle_steps : was == 0 ? options_.settle_off_steps : 0;
 }
 
 void DraftingGuard::decide(Mix& m) {
-  // A first look at the off arm after the first drafting window: two windows, so that its
+  // A first look at each off arm after the first planned window: two windows each, so that its
   // spread is known when the arms are first compared.
-  if (m.arms[0].windows < 2) {
-    m.drafting = false;
-    m.gap = options_.min_gap;
-    return;
-  }
-  const double t = lead(m);
-  const bool ahead = t <= options_.z;  // drafting ahead
+  for (int32_t a = 1; a < m.arms; ++a)
+    if (m.stats[a].windows < 2) {
+      m.current = a;
+      return;
+    }
+  int32_t leader = 0;
+  for (int32_t a = 1; a < m.arms; ++a)
+    if (lead(m.stats[a], m.stats[leader]) > options_.z) leader = a;
   if (m.exploring) {
-    // The explored arm won: the other is now behind, explored every min_gap windows. It lost
-    // again: explore it twice as far apart, and at least as far as its deficit in standard
-    // errors says (the gap grows as t^2: a change in the machine's load has to be that much
-    // larger to reverse the order).
-    const double behind = std::fabs(t) / options_.z;
-    const double by_deficit = std::min(static_cast<double>(options_.max_gap), options_.min_gap * behind * behind);
-    m.gap = ahead == m.drafting ? options_.min_gap
-                                : std::min(std::max(2 * m.gap, static_cast<int32_t>(by_deficit)), options_.max_gap);
+    // The explored arm won: every other arm is now behind, explored every min_gap windows. It lost
+    // again: explore it twice as far apart, and at least as far as its deficit in standard errors
+    // says (the gap grows as t^2: a change in the machine's load has to be that much larger to
+    // reverse the order).
+    const int32_t explored = m.current;
+    if (leader == explored) {
+      std::fill(m.gap, m.gap + m.arms, options_.min_gap);
+    } else {
+      const double behind = std::fabs(lead(m.stats[explored], m.stats[leader])) / options_.z;
+      const double by_deficit = std::min(static_cast<double>(options_.max_gap), options_.min_gap * behind * behind);
+      m.gap[explored] = std::min(std::max(2 * m.gap[explored], static_cast<int32_t>(by_deficit)), options_.max_gap);
+    }
   }
-  m.exploring = ++m.since >= m.gap;
-  if (m.exploring) m.since = 0;
-  m.drafting = m.exploring ? !ahead : ahead;
+  if (leader != m.leader) m.since[m.leader] = 0;  // behind from now on
+  m.leader = leader;
+  // The arm behind that is furthest past its gap gets the next window.
+  int32_t next = leader;
+  double overdue = 0;
+  for (int32_t a = 0; a < m.arms; ++a) {
+    if (a == leader) continue;
+    const double past = static_cast<double>(++m.since[a]) / m.gap[a];
+    if (past >= 1 && past > overdue) {
+      next = a;
+      overdue = past;
+    }
+  }
+  m.exploring = next != leader;
+  if (m.exploring) m.since[next] = 0;
+  m.current = next;
 }
 
 }  // namespace specd::serve

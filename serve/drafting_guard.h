@@ -10,28 +10,32 @@
 // reports/bench/serve-steps-sam-xeon.txt). The fits see that cost spread over every step,
 // retrieval and plain ones included, so a plain step looks as dear as one with model drafts and
 // the draft model never too dear.
-// So the off arm switches off the draft model, the cost the fits cannot see, and leaves retrieval
-// (which the budgets price from its own steps) drafting: for a mix with a draft-model method (sd,
-// csd, sam's and ReSpec's fallbacks) its steps run no draft-model forward; for a mix of retrieval
-// methods only (pld, AdaPLD) they decode plainly. The scheduler applies it (Scheduler::Drafting);
-// the guard only compares. In that run sam's retrieval alone delivered 0.757 tokens a ms against
-// 0.642 with its draft model, and the guard kept it for half the steps; with a plain off arm, sam
-// at 2 clients had been 0.95x AR, guard or not (docs/serving.md, Load).
+// So where a mix retrieves beside a draft model (sam and ReSpec fall back to one; pld beside sd) it
+// has two off arms: the first switches off the draft model, the cost the fits cannot see, and
+// leaves retrieval (which the budgets price from its own steps) drafting; the second decodes
+// plainly. A mix of draft-model methods alone (sd, csd) or of retrieval alone (pld, AdaPLD) has the
+// plain one. The scheduler applies them (Scheduler::Drafting);
+// the guard only compares. At 2 clients of sam, retrieval alone delivered 0.757 tokens a ms
+// against 0.642 with its draft model (with only a plain off arm, sam had been 0.95x AR, guard or
+// not); at 4 clients retrieval lost too (0.905 against plain decoding's 1.062, and 0.983 as
+// planned), and without a plain arm the guard could only pick the better loser (docs/serving.md,
+// Load).
 // This guard compares what each arm delivers: per batch mix (the methods of the decoding requests
-// in the step, sorted, so the batch size is part of it) it runs windows of steps with drafting as
-// planned and windows of the off arm, and takes each window's committed tokens per millisecond of
-// whole step time (drafting included; steps with a prefill left out) as one sample of its arm.
+// in the step, sorted, so the batch size is part of it) it runs windows of steps of one arm, and
+// takes each window's committed tokens per millisecond of whole step time (drafting included; steps
+// with a prefill left out) as one sample of its arm.
 //
-// Drafting is the planner's choice, so it stands unless off windows deliver more by more than
+// Drafting is the planner's choice, so it stands unless an off arm delivers more by more than
 // their noise: the difference of the arms' (decayed) means beyond `z` standard errors, the
-// spread estimated from the windows themselves. Comparing bare means of 24-step windows (a step's
+// spread estimated from the windows themselves; an arm further down the list (less drafting)
+// displaces the one chosen so far on the same terms. Comparing bare means of 24-step windows (a step's
 // time scatters by a third here), the first guard kept sd and csd plain through 5 of their 40 runs
 // at 2 clients on the AVX2 EPYC, where drafting delivered 1.2x. Steps with a prefill are not the
 // guard's (the scheduler leaves them to the planner): never evidence, an arm applied there would
 // never be judged. The steps right after a mix's arm changes are not evidence: after drafting
 // resumes, draft models catch up with the text decoded without them (a forward over every token
 // they missed), and after it stops, the draft model's slowdown above fades; costs of switching,
-// not of either arm, that would weigh on every window after a switch (6 and 16 steps). The arm
+// not of either arm, that would weigh on every window after a switch (6 and 16 steps). Each arm
 // behind still gets a window now and then, so that it can win back (the costs move as the
 // machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
@@ -57,14 +61,18 @@ class DraftingGuard {
   DraftingGuard() : DraftingGuard(Options{}) {}
   explicit DraftingGuard(Options options) : options_(options) {}
 
-  // Whether the next step of a batch of this mix drafts as planned (false: the off arm).
-  bool drafting(const std::string& mix) const;
-  // A decoding step of this mix (no prefill in it) committed `tokens` in `ms` of whole step time.
-  void observe(const std::string& mix, double tokens, double ms);
+  static constexpr int32_t kMaxArms = 3;
+  // The arm the next step of a batch of this mix runs: 0 drafts as planned, 1 .. arms-1 are its
+  // off arms in the order the scheduler lists them.
+  int32_t arm(const std::string& mix) const;
+  bool drafting(const std::string& mix) const { return arm(mix) == 0; }
+  // A decoding step of this mix (no prefill in it) committed `tokens` in `ms` of whole step time;
+  // `arms` (2 to kMaxArms) is how many the mix has, fixed by its methods.
+  void observe(const std::string& mix, double tokens, double ms, int32_t arms = 2);
 
   // An arm's decayed mean of its windows' committed tokens per ms (0 before its first window).
-  double rate(const std::string& mix, bool drafting) const;
-  int64_t off_steps() const { return off_steps_; }  // steps the guard ran in the off arm
+  double rate(const std::string& mix, int32_t arm) const;
+  int64_t off_steps() const { return off_steps_; }  // steps the guard ran in an off arm
 
  private:
   // One arm's windows, each weighted forget^(its age in windows of this arm).
@@ -77,17 +85,20 @@ class DraftingGuard {
     double variance() const;  // unbiased for the effective sample size; needs two windows
   };
   struct Mix {
-    Arm arms[2];             // [0] off, [1] drafting
-    bool drafting = true;    // the current window's arm
-    bool exploring = false;  // the current window runs the arm behind
+    int32_t arms = 2;
+    Arm stats[kMaxArms];
+    int32_t current = 0;     // the current window's arm
+    int32_t leader = 0;      // the arm applied when none is explored
+    bool exploring = false;  // the current window runs an arm behind
     int32_t steps = 0;       // counted in the current window
     double tokens = 0, ms = 0;
-    int32_t gap = 0, since = 0;  // windows between explorations; since the last one
-    int32_t settle = 0;          // steps of this window still to pass before evidence counts
+    // Per arm: windows between its explorations while behind, and since its last window.
+    int32_t gap[kMaxArms] = {}, since[kMaxArms] = {};
+    int32_t settle = 0;  // steps of this window still to pass before evidence counts
   };
-  // The off arm's lead over drafting in standard errors of the difference of the arms' means;
-  // an arm with one window borrows the other's spread; 0 while no spread is known.
-  double lead(const Mix& m) const;
+  // Arm a's lead over arm b in standard errors of the difference of their means; an arm with one
+  // window borrows the other's spread; 0 while no spread is known.
+  static double lead(const Arm& a, const Arm& b);
   void close_window(Mix& mix);
   void decide(Mix& mix);  // the next window's arm
 

@@ -277,12 +277,19 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
   return mix;
 }
 
-Scheduler::Drafting Scheduler::guard_off_arm(const std::vector<std::unique_ptr<Slot>>& slots) const {
+std::vector<Scheduler::Drafting> Scheduler::guard_arms(const std::vector<std::unique_ptr<Slot>>& slots) const {
+  // Without the draft model is an arm of its own only where something still drafts then: a
+  // retrieving method (sam, ReSpec fall back to the model; pld, AdaPLD have none) beside one
+  // that uses a model. For sd, csd and their like alone it is plain decoding.
+  bool model = false, retrieval = false;
   for (const auto& slot : slots) {
     const MethodInfo* info = lookup_method(slot->job->plan.method);
-    if (!slot->job->cancelled() && info && info->draft != DraftModelUse::None) return Drafting::WithoutModel;
+    if (slot->job->cancelled() || !info || slot->job->plan.method == "ar") continue;
+    model = model || info->draft != DraftModelUse::None;
+    retrieval = retrieval || info->draft != DraftModelUse::Required;
   }
-  return Drafting::None;
+  if (model && retrieval) return {Drafting::Planned, Drafting::WithoutModel, Drafting::None};
+  return {Drafting::Planned, Drafting::None};
 }
 
 // Begins every running request's step. Prefills and methods other than a draft-model chain begin
@@ -442,7 +449,8 @@ void Scheduler::run() {
     const auto start = Job::Clock::now();
     admit(slots);
     const std::string mix = guard_mix(slots);
-    const Drafting arm = !mix.empty() && !guard_.drafting(mix) ? guard_off_arm(slots) : Drafting::Planned;
+    const std::vector<Drafting> arms = mix.empty() ? std::vector<Drafting>{Drafting::Planned} : guard_arms(slots);
+    const Drafting arm = arms[static_cast<size_t>(mix.empty() ? 0 : guard_.arm(mix))];
     std::vector<Slot*> batch = begin_steps(slots, arm);
     const double draft_ms = run_draft_rounds(batch);
     step_.requests.clear();
@@ -461,7 +469,7 @@ void Scheduler::run() {
     }
     // What the step delivered, drafting and all: the drafting guard's evidence.
     if (verified.rows > 0 && !verified.prefill && !mix.empty()) {
-      guard_.observe(mix, static_cast<double>(verified.tokens), step_ms);
+      guard_.observe(mix, static_cast<double>(verified.tokens), step_ms, static_cast<int32_t>(arms.size()));
       metrics_.set_guard_off_steps(guard_.off_steps());
     }
     // A step's whole time but its drafting is what its rows cost: the forward, and every step's

@@ -89,11 +89,12 @@ class Scheduler {
   // The drafting guard's key for this step: the decoding requests' methods, sorted; empty when
   // the guard is off, a request prefills in this step, or no request can draft.
   std::string guard_mix(const std::vector<std::unique_ptr<Slot>>& slots) const;
-  // What a step drafts: as planned; or the guard's off arm, which switches off what the fits
-  // cannot price: the draft model where a request of the mix has one (retrieval still drafts),
-  // else all drafting (drafting_guard.h says why).
+  // What a step drafts: as planned, or one of the guard's off arms, which switch off what the
+  // fits cannot price: the draft model where a request of the mix has one (retrieval still
+  // drafts), and all drafting (drafting_guard.h says why). guard_arms lists a mix's arms in the
+  // guard's order.
   enum class Drafting { Planned, WithoutModel, None };
-  Drafting guard_off_arm(const std::vector<std::unique_ptr<Slot>>& slots) const;
+  std::vector<Drafting> guard_arms(const std::vector<std::unique_ptr<Slot>>& slots) const;
   std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, Drafting drafting);
   double run_draft_rounds(const std::vector<Slot*>& batch);
   // The target's forward and the acceptance; returns the forward's rows (0: none ran), whether a

@@ -3,6 +3,7 @@
 // no part: a fake clock.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <functional>
 #include <random>
 
@@ -39,8 +40,8 @@ TEST_CASE("drafting guard: a new mix drafts as planned, then looks at its off ar
   CHECK(guard.drafting("sd"));
   CHECK(run(guard, "sd", 1, 1.0, 1.0) == 1);
   CHECK_FALSE(guard.drafting("sd"));
-  CHECK(guard.rate("sd", true) == Approx(1.0));
-  CHECK(guard.rate("sd", false) == 0);
+  CHECK(guard.rate("sd", 0) == Approx(1.0));
+  CHECK(guard.rate("sd", 1) == 0);
   CHECK(guard.off_steps() == 0);
 }
 
@@ -51,8 +52,8 @@ TEST_CASE("drafting guard: drafting that loses is switched off, with sparse wind
   CHECK(drafted >= 1 + 200 / 32);
   CHECK(drafted <= 1 + 12);
   CHECK_FALSE(guard.drafting("sam,sam"));
-  CHECK(guard.rate("sam,sam", true) == Approx(0.9));
-  CHECK(guard.rate("sam,sam", false) == Approx(1.0));
+  CHECK(guard.rate("sam,sam", 0) == Approx(0.9));
+  CHECK(guard.rate("sam,sam", 1) == Approx(1.0));
   CHECK(guard.off_steps() == (200 - drafted) * kWindow);
 }
 
@@ -128,11 +129,11 @@ TEST_CASE("drafting guard: the steps after a switch of arm are not evidence") {
   auto with_catch_up = [](bool drafts, int since_switch) { return drafts ? (since_switch < 4 ? 0.3 : 1.3) : 1.0; };
   DraftingGuard settled(DraftingGuard::Options{24, 4, 64, 0.75, 2.0, 6, 6});
   CHECK(run_steps(settled, "sd", 5000, with_catch_up) >= 0.95);
-  CHECK(settled.rate("sd", true) == Approx(1.3));
+  CHECK(settled.rate("sd", 0) == Approx(1.3));
   // Counted, the catch-up steps weigh on every drafting window that follows a plain one.
   DraftingGuard counted(DraftingGuard::Options{24, 4, 64, 0.75, 2.0, 0, 0});
   run_steps(counted, "sd", 5000, with_catch_up);
-  CHECK(counted.rate("sd", true) < 1.3);
+  CHECK(counted.rate("sd", 0) < 1.3);
 }
 
 TEST_CASE("drafting guard: the steps after drafting stops are not evidence either") {
@@ -143,7 +144,7 @@ TEST_CASE("drafting guard: the steps after drafting stops are not evidence eithe
   auto lingering = [](bool drafts, int since_switch) { return drafts ? 0.9 : (since_switch < 12 ? 0.6 : 1.0); };
   DraftingGuard settled(DraftingGuard::Options{24, 4, 64, 0.75, 2.0, 6, 16});
   CHECK(run_steps(settled, "sam,sam", 6000, lingering) <= 0.15);
-  CHECK(settled.rate("sam,sam", false) == Approx(1.0));
+  CHECK(settled.rate("sam,sam", 1) == Approx(1.0));
   DraftingGuard counted(DraftingGuard::Options{24, 4, 64, 0.75, 2.0, 6, 0});
   CHECK(run_steps(counted, "sam,sam", 6000, lingering) >= 0.8);
 }
@@ -160,9 +161,9 @@ TEST_CASE("drafting guard: a mix's settling steps are its own") {
   CHECK_FALSE(guard.drafting("sd,sd"));
   // The settling steps of "sd" are not evidence: its plain arm has no window after 6 + kWindow - 1.
   for (int s = 0; s < 6 + kWindow - 1; ++s) guard.observe("sd", 20, 10);
-  CHECK(guard.rate("sd", false) == 0);
+  CHECK(guard.rate("sd", 1) == 0);
   guard.observe("sd", 20, 10);
-  CHECK(guard.rate("sd", false) == Approx(2.0));
+  CHECK(guard.rate("sd", 1) == Approx(2.0));
 }
 
 TEST_CASE("drafting guard: the further behind plain decoding is, the rarer its windows") {
@@ -182,4 +183,62 @@ TEST_CASE("drafting guard: the further behind plain decoding is, the rarer its w
   }
   CHECK(explorations >= 1);
   CHECK(explorations <= 2);
+}
+
+// A mix with a draft model has three arms: as planned, without the draft model (retrieval still
+// drafting), plain. Runs `windows` windows, each step of arm a delivering rates[a] tokens per ms;
+// returns how many windows each arm ran.
+std::array<int, 3> run_three(DraftingGuard& guard, const std::string& mix, int windows, const std::array<double, 3>& rates) {
+  std::array<int, 3> ran{};
+  for (int w = 0; w < windows; ++w) {
+    const int32_t arm = guard.arm(mix);
+    REQUIRE(arm >= 0);
+    REQUIRE(arm < 3);
+    ++ran[static_cast<size_t>(arm)];
+    for (int s = 0; s < kWindow; ++s) {
+      REQUIRE(guard.arm(mix) == arm);  // a window runs one arm throughout
+      guard.observe(mix, 10 * rates[static_cast<size_t>(arm)], 10, 3);
+    }
+  }
+  return ran;
+}
+
+TEST_CASE("drafting guard: with three arms, a first look at each off arm, then the arm that leads") {
+  DraftingGuard guard = small_windows();
+  // sam at 4 clients on the Xeon: as planned 0.983 tokens a ms, retrieval alone 0.905, plain 1.062.
+  const auto ran = run_three(guard, "sam,sam,sam,sam", 200, {0.983, 0.905, 1.062});
+  // Each arm behind is many standard errors behind: explored every max_gap (32) windows.
+  const auto tail = run_three(guard, "sam,sam,sam,sam", 40, {0.983, 0.905, 1.062});
+  CHECK(tail[2] >= 40 - 4);
+  CHECK(ran[2] >= 200 - 2 * (1 + 12) - 2);  // the first looks, then backed-off explorations of each
+  CHECK(ran[1] >= 2);
+  CHECK(guard.rate("sam,sam,sam,sam", 0) == Approx(0.983));
+  CHECK(guard.rate("sam,sam,sam,sam", 1) == Approx(0.905));
+  CHECK(guard.rate("sam,sam,sam,sam", 2) == Approx(1.062));
+  CHECK(guard.off_steps() == (240 - ran[0] - tail[0]) * kWindow);
+}
+
+TEST_CASE("drafting guard: with three arms, the first off arm is kept where it leads both") {
+  DraftingGuard guard = small_windows();
+  // sam at 2 clients: retrieval alone ahead of the draft model and of plain decoding.
+  const auto ran = run_three(guard, "sam,sam", 200, {0.64, 0.76, 0.70});
+  CHECK(run_three(guard, "sam,sam", 40, {0.64, 0.76, 0.70})[1] >= 40 - 4);
+  CHECK(ran[1] >= 200 - 2 * (1 + 12) - 2);
+}
+
+TEST_CASE("drafting guard: with three arms, drafting that pays keeps nearly every window") {
+  DraftingGuard guard = small_windows();
+  const auto ran = run_three(guard, "sd", 200, {1.5, 1.1, 1.0});
+  CHECK(run_three(guard, "sd", 40, {1.5, 1.1, 1.0})[0] >= 40 - 4);
+  CHECK(ran[0] >= 200 - 2 * (2 + 12));  // each off arm's first look, then backed-off explorations
+}
+
+TEST_CASE("drafting guard: no settling between the two off arms, which run no draft model") {
+  DraftingGuard guard(DraftingGuard::Options{kWindow, 4, 32, 0.75, 2.0, 6, 16});
+  for (int s = 0; s < kWindow; ++s) guard.observe("sam", 10, 10, 3);
+  REQUIRE(guard.arm("sam") == 1);  // its first look without the draft model: 16 steps to settle first
+  for (int s = 0; s < 16 + 2 * kWindow; ++s) guard.observe("sam", 10, 10, 3);
+  REQUIRE(guard.arm("sam") == 2);  // then plain: counted from its first step
+  for (int s = 0; s < kWindow; ++s) guard.observe("sam", 20, 10, 3);
+  CHECK(guard.rate("sam", 2) == Approx(2.0));
 }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "serve/scheduler.h"
@@ -127,4 +129,44 @@ TEST_CASE("a request's plan refuses what the deployment cannot serve, naming the
   CompletionRequest bad_id = greedy("", "ar", 4);
   bad_id.prompt_tokens = {1, 1 << 30};
   CHECK(status_of(bad_id) == std::make_pair(400, std::string("prompt")));
+}
+
+// The drafting guard's arms as the scheduler applies them (drafting_guard.h): sam, which retrieves
+// and falls back to the draft model, has both off arms (without the draft model, then plain), and
+// runs each in its first looks; sd alone has only the plain one. Whatever the arms, greedy output
+// is AR's.
+TEST_CASE("the guard's arms: sam looks at both off arms, sd at the plain one only, and both still decode AR's text", "[serve]") {
+  const Deployment d = demo_deployment();
+  ServerMetrics metrics;
+  ScopedTempDir dir("guard-arms");
+  const std::string path = dir.file("steps.tsv");
+  const std::string prompt = "The history of";
+  {
+    StepLog log(path);
+    Scheduler scheduler(d, 1, 4, 0, metrics, true, &log);
+    // First looks: 24 planned steps, 16 settling and 48 without the model, then plain; one drafted
+    // token a step at most, so that 400 tokens take 200 steps or more.
+    for (const std::string method : {"sam", "sd"}) {
+      CompletionRequest request = greedy(prompt, method, 400);
+      request.speculative.max_draft = 1;
+      const Job::Progress p = wait(*scheduler.submit(plan_request(d, request)));
+      INFO(method);
+      CHECK(p.error_status == 0);
+      CHECK(p.text == ar_text(d, prompt, 400));
+    }
+    scheduler.drain();
+  }
+  std::ifstream in(path);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  std::map<std::string, std::set<std::string>> arms;  // method -> arms its decoding steps ran
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream split(line);
+    for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
+    REQUIRE(fields.size() == 10);
+    if (fields[4] == "0") arms[fields[1]].insert(fields[2]);
+  }
+  CHECK(arms["sam"] == std::set<std::string>{"planned", "without-model", "plain"});
+  CHECK(arms["sd"] == std::set<std::string>{"planned", "plain"});
 }
