@@ -14,12 +14,11 @@
 // has two off arms: the first switches off the draft model, the cost the fits cannot see, and
 // leaves retrieval (which the budgets price from its own steps) drafting; the second decodes
 // plainly. A mix of draft-model methods alone (sd, csd) or of retrieval alone (pld, AdaPLD) has the
-// plain one. The scheduler applies them (Scheduler::Drafting);
-// the guard only compares. At 2 clients of sam, retrieval alone delivered 0.757 tokens a ms
-// against 0.642 with its draft model (with only a plain off arm, sam had been 0.95x AR, guard or
-// not); at 4 clients retrieval lost too (0.905 against plain decoding's 1.062, and 0.983 as
-// planned), and without a plain arm the guard could only pick the better loser (docs/serving.md,
-// Load).
+// plain one. The scheduler applies them (Scheduler::Drafting); the guard only compares. At 2
+// clients of sam, retrieval alone delivered 0.757 tokens a ms against 0.642 with its draft model
+// (with only a plain off arm, sam had been 0.95x AR, guard or not); at 4 clients retrieval lost
+// too (0.905 against plain decoding's 1.062, and 0.983 as planned), and without a plain arm the
+// guard could only pick the better loser (docs/serving.md, Load).
 // This guard compares what each arm delivers: per batch mix (the methods of the decoding requests
 // in the step, sorted, so the batch size is part of it) it runs windows of steps of one arm, and
 // takes each window's committed tokens per millisecond of whole step time (drafting included; steps

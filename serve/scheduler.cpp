@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "decode/speculative.h"
@@ -277,14 +278,16 @@ std::string Scheduler::guard_mix(const std::vector<std::unique_ptr<Slot>>& slots
   return mix;
 }
 
-std::vector<Scheduler::Drafting> Scheduler::guard_arms(const std::vector<std::unique_ptr<Slot>>& slots) const {
+std::vector<Scheduler::Drafting> Scheduler::guard_arms(const std::string& mix) {
   // Without the draft model is an arm of its own only where something still drafts then: a
   // retrieving method (sam, ReSpec fall back to the model; pld, AdaPLD have none) beside one
-  // that uses a model. For sd, csd and their like alone it is plain decoding.
+  // that uses a model. For sd, csd and their like alone it is plain decoding. Read from the mix,
+  // not the slots, so that a request cancelled meanwhile cannot change a mix's arms.
   bool model = false, retrieval = false;
-  for (const auto& slot : slots) {
-    const MethodInfo* info = lookup_method(slot->job->plan.method);
-    if (slot->job->cancelled() || !info || slot->job->plan.method == "ar") continue;
+  std::stringstream methods(mix);
+  for (std::string method; std::getline(methods, method, ',');) {
+    const MethodInfo* info = lookup_method(method);
+    if (!info || method == "ar") continue;
     model = model || info->draft != DraftModelUse::None;
     retrieval = retrieval || info->draft != DraftModelUse::Required;
   }
@@ -449,7 +452,7 @@ void Scheduler::run() {
     const auto start = Job::Clock::now();
     admit(slots);
     const std::string mix = guard_mix(slots);
-    const std::vector<Drafting> arms = mix.empty() ? std::vector<Drafting>{Drafting::Planned} : guard_arms(slots);
+    const std::vector<Drafting> arms = mix.empty() ? std::vector<Drafting>{Drafting::Planned} : guard_arms(mix);
     const Drafting arm = arms[static_cast<size_t>(mix.empty() ? 0 : guard_.arm(mix))];
     std::vector<Slot*> batch = begin_steps(slots, arm);
     const double draft_ms = run_draft_rounds(batch);

@@ -94,7 +94,7 @@ class Scheduler {
   // drafts), and all drafting (drafting_guard.h says why). guard_arms lists a mix's arms in the
   // guard's order.
   enum class Drafting { Planned, WithoutModel, None };
-  std::vector<Drafting> guard_arms(const std::vector<std::unique_ptr<Slot>>& slots) const;
+  static std::vector<Drafting> guard_arms(const std::string& mix);
   std::vector<Slot*> begin_steps(std::vector<std::unique_ptr<Slot>>& slots, Drafting drafting);
   double run_draft_rounds(const std::vector<Slot*>& batch);
   // The target's forward and the acceptance; returns the forward's rows (0: none ran), whether a
