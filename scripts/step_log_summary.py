@@ -33,7 +33,7 @@ try:
             steps.append({
                 "time_s": float(fields[0]), "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
                 "draft_ms": float(fields[6]), "forward_ms": float(fields[7]), "step_ms": float(fields[8]),
-                "methods": ",".join(sorted(r[0] for r in requests)), "model": any(r[3] == "1" for r in requests),
+                "methods": ",".join(sorted(r[0] for r in requests)), "batch": len(requests), "model": any(r[3] == "1" for r in requests),
                 "plain": all(r[1] == "1" for r in requests),
             })
 except OSError as e:
@@ -90,9 +90,9 @@ for s in steps:
         alone[s["methods"].split(",")[0]].append(s)
 for method, group in sorted(alone.items()):
     near = defaultdict(list)
-    batch = max(s["methods"].count(",") + 1 for s in group)
+    batch = max(s["batch"] for s in group)
     for s in group:
-        if s["prefill"] or not s["plain"] or s["model"] or s["methods"].count(",") + 1 != batch:
+        if s["prefill"] or not s["plain"] or s["model"] or s["batch"] != batch:
             continue
         i = bisect.bisect_left(prefill_times, s["time_s"])
         ms = min(abs(s["time_s"] - prefill_times[j]) for j in (i - 1, i) if 0 <= j < len(prefill_times)) * 1000
