@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 
+#include "model/cpu/peak_loops.h"
 #include "model/cpu/spin_pool.h"
 #include "util/simd.h"
 
@@ -27,17 +28,6 @@ double best_seconds(int threads, const Body& body) {
 
 // Results land here so that the compiler keeps the loops.
 volatile float g_sink;
-
-#if defined(__AVX512F__)
-// Not _mm512_reduce_add_ps: GCC 12 warns of an uninitialised operand inside it (a false positive).
-float lane_sum(__m512 v) {
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, v);
-  float total = 0;
-  for (float x : lanes) total += x;
-  return total;
-}
-#endif
 
 // 4 x the last-level cache the threads can fill (one instance per `sharers` threads): at most a
 // quarter of the array can survive in cache from the previous pass, and a streaming sum evicts
@@ -90,73 +80,9 @@ double measure_read_gbps(int threads, int64_t bytes) {
   return static_cast<double>(per_thread * threads * sizeof(float)) / seconds / 1e9;
 }
 
-const char* f32_loop_name() {
-#if defined(__AVX512F__)
-  return "avx512";
-#elif defined(SPECD_HAVE_AVX2)
-  return "avx2";
-#else
-  return "scalar";
-#endif
-}
-
-// FLOPs of one thread's loop (the widest vectors this build targets, f32_loop_name); independent accumulators cover the FMA latency (4-5 cycles on two
-// ports needs at least 10 in flight).
-int64_t f32_loop() {
-#if defined(__AVX512F__)
-  __m512 acc[16];
-  SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_set1_ps(0.01f * j);
-  const __m512 m = _mm512_set1_ps(0.999999f), a = _mm512_set1_ps(1e-6f);  // converges to 1: no overflow
-  for (int64_t i = 0; i < kFlopIterations; ++i) {
-    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_fmadd_ps(acc[j], m, a);
-  }
-  SPECD_UNROLL for (int j = 1; j < 16; ++j) acc[0] = _mm512_add_ps(acc[0], acc[j]);
-  g_sink = lane_sum(acc[0]);
-  return kFlopIterations * 16 * 16 * 2;
-#elif defined(SPECD_HAVE_AVX2)
-  __m256 acc[12];  // 16 registers: 12 accumulators and the two constants
-  SPECD_UNROLL for (int j = 0; j < 12; ++j) acc[j] = _mm256_set1_ps(0.01f * j);
-  const __m256 m = _mm256_set1_ps(0.999999f), a = _mm256_set1_ps(1e-6f);
-  for (int64_t i = 0; i < kFlopIterations; ++i) {
-    SPECD_UNROLL for (int j = 0; j < 12; ++j) acc[j] = _mm256_fmadd_ps(acc[j], m, a);
-  }
-  SPECD_UNROLL for (int j = 1; j < 12; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc[0]);
-  g_sink = lanes[0];
-  return kFlopIterations * 12 * 8 * 2;
-#else
-  float acc[16];
-  for (int j = 0; j < 16; ++j) acc[j] = 0.01f * j;
-  for (int64_t i = 0; i < kFlopIterations; ++i) {
-    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = acc[j] * 0.999999f + 1e-6f;
-  }
-  g_sink = acc[0] + acc[15];
-  return kFlopIterations * 16 * 2;
-#endif
-}
-
-#if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
-// vdpbf16ps: each fp32 lane adds two BF16 products, 4 FLOP.
-int64_t bf16_loop() {
-  __m512 acc[16];
-  // Distinct starting values: equal ones let the compiler merge the accumulators into one.
-  SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_set1_ps(0.01f * j);
-  const __m512bh x = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1e-3f), _mm512_set1_ps(1e-3f));
-  const __m512bh y = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f));
-  for (int64_t i = 0; i < kFlopIterations; ++i) {
-    SPECD_UNROLL for (int j = 0; j < 16; ++j) acc[j] = _mm512_dpbf16_ps(acc[j], x, y);
-  }
-  SPECD_UNROLL for (int j = 1; j < 16; ++j) acc[0] = _mm512_add_ps(acc[0], acc[j]);
-  g_sink = lane_sum(acc[0]);
-  return kFlopIterations * 16 * 16 * 4;
-}
-#endif
-
-template <typename Loop>
-double measure_gflops(int threads, const Loop& loop) {
-  const int64_t flops = loop();  // this thread's warm-up, which also gives the count
-  return static_cast<double>(flops) * threads / best_seconds(threads, [&](int) { loop(); }) / 1e9;
+double measure_gflops(int threads, int64_t (*loop)(int64_t)) {
+  const int64_t flops = loop(kFlopIterations);  // this thread's warm-up, which also gives the count
+  return static_cast<double>(flops) * threads / best_seconds(threads, [&](int) { loop(kFlopIterations); }) / 1e9;
 }
 
 }  // namespace
@@ -167,11 +93,9 @@ MachineLimits measure_machine_limits(int threads) {
   limits.threads = std::max(1, threads);
   limits.read_buffer_bytes = read_buffer_bytes(limits.threads);
   limits.read_gbps = measure_read_gbps(limits.threads, limits.read_buffer_bytes);
-  limits.f32_loop = f32_loop_name();
-  limits.f32_gflops = measure_gflops(limits.threads, f32_loop);
-#if defined(__AVX512F__) && defined(__AVX512BF16__) && defined(__AVX512BW__)
-  limits.bf16_gflops = measure_gflops(limits.threads, bf16_loop);
-#endif
+  limits.f32_loop = cpu::f32_loop_name();
+  limits.f32_gflops = measure_gflops(limits.threads, cpu::f32_loop);
+  if (cpu::bf16_dot_loop(1) > 0) limits.bf16_gflops = measure_gflops(limits.threads, cpu::bf16_dot_loop);
   return limits;
 }
 

@@ -1,12 +1,13 @@
 // The CPU matmul kernels against a plain triple loop: every tile shape and its leftovers (row
 // counts 1 to 17, outputs that are not a multiple of the panel width, short and odd inner sizes),
-// each weight dtype and the BF16 dot-product kernels (where the CPU has them), with bias and
-// accumulation, on one and two threads.
+// each weight dtype and the BF16 dot-product kernels (where the CPU has them; their widened
+// tiles against the instruction's bits), with bias and accumulation, on one and two threads.
 #include <catch2/catch.hpp>
 #include "test_skip.h"
 #include "float_bounds.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -114,6 +115,29 @@ TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and e
 TEST_CASE("CPU BF16-pair matmul (AVX512-BF16) equals the plain product for every tile shape and epilogue") {
   if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
   check_every_tile_shape(WeightType::BF16Pairs);
+}
+
+// Tiles of 2 or more rows may widen the weights and use FMA where that is faster (the Intel Xeon
+// kind); one row always runs vdpbf16ps, so a model's one-token and multi-token forwards agree bit
+// for bit only if the widened tiles give the instruction's bits, for every tile and its leftovers.
+TEST_CASE("CPU BF16-pair matmul: widened tiles give vdpbf16ps's bits for every tile shape and epilogue") {
+  if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
+  const int64_t rows = GENERATE(2, 3, 5, 7, 8, 9, 13, 16, 17);
+  const int64_t out = GENERATE(5, 16, 40, 80, 200);
+  const int64_t in = GENERATE(3, 64, 97);
+  const bool with_bias = GENERATE(false, true);
+  const bool accumulate = GENERATE(false, true);
+  const int threads = GENERATE(1, 2);
+  CAPTURE(rows, out, in, with_bias, accumulate, threads);
+  const Problem p = make_problem(WeightType::BF16Pairs, rows, in, out, static_cast<uint32_t>(rows * 7 + out * 3 + in));
+  std::vector<uint16_t> packed(cpu::packed_elements(WeightType::BF16Pairs, out, in));
+  cpu::pack_panels(p.w_16.data(), WeightType::BF16Pairs, out, in, packed.data());
+  std::vector<float> y[2] = {p.y_start, p.y_start};
+  for (int widened = 0; widened < 2; ++widened)
+    cpu::matmul_bf16_dot({p.x.data(), packed.data(), WeightType::BF16Pairs, with_bias ? p.bias.data() : nullptr, y[widened].data(),
+                          rows, in, out, accumulate},
+                         threads, widened ? cpu::Bf16Rows::Widened : cpu::Bf16Rows::Dot);
+  CHECK(std::memcmp(y[0].data(), y[1].data(), y[0].size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("BF16 pair packing puts W[row, k] at (panel, k / 2, row % 16, k % 2) and pads odd k") {

@@ -65,9 +65,11 @@ inline __m256 broadcast(const float* p) {
 }
 #endif
 
+#ifdef SPECD_HAVE_AVX2
 // Weights are prefetched this far ahead in each panel: they stream from L3, and with several rows
 // per tile the arithmetic no longer hides the loads (as in matmul_bf16_dot.cpp).
 constexpr int64_t kPrefetchBytes = 3072;
+#endif
 
 // R rows of x against P panels (16 * P outputs) from panel `panel` and x row `row`. Accumulators
 // R x 2P, the broadcasts and the W vectors stay within AVX2's 16 ymm registers for (1,4), (2,2),
@@ -152,14 +154,6 @@ void tile_of(const MatmulArgs& a, int64_t panel, int64_t row, int64_t count) {
   throw std::logic_error("matmul: no tile for this row count");
 }
 
-// The x rows in as few near-equal tiles of at most 6 rows as possible, so that W is streamed
-// once per tile: 8 rows -> 4 + 4, 16 -> 6 + 5 + 5. (A tile needs 2 rows or more to have enough
-// accumulators to hide the FMA latency, which one row gets from four panels instead.)
-struct RowTiles {
-  int64_t count, base, larger;  // `larger` tiles of base + 1 rows, then base-row tiles
-  explicit RowTiles(int64_t rows) : count((rows + 5) / 6), base(rows / count), larger(rows % count) {}
-};
-
 // Panels [begin, end) for all x rows: tiles of up to 3 rows span two panels, larger ones one.
 template <WeightType T>
 void matmul_panels(const MatmulArgs& a, int64_t begin, int64_t end) {
@@ -169,12 +163,14 @@ void matmul_panels(const MatmulArgs& a, int64_t begin, int64_t end) {
     for (; p < end; ++p) panel_tile<T, 1, 1>(a, p, 0);
     return;
   }
-  const RowTiles tiles(a.rows);
+  // Tiles of up to 6 rows (RowTiles). A tile needs 2 rows or more to have enough accumulators to
+  // hide the FMA latency, which one row gets from four panels instead.
+  const RowTiles tiles(a.rows, 6);
   for (; p < end; p += 2) {
     const bool pair = p + 1 < end;
     int64_t row = 0;
     for (int64_t t = 0; t < tiles.count; ++t) {
-      const int64_t rows = tiles.base + (t < tiles.larger ? 1 : 0);
+      const int64_t rows = tiles.rows(t);
       if (rows <= 3 && pair) {
         tile_of<T, 2>(a, p, row, rows);
       } else {

@@ -28,6 +28,14 @@ int64_t packed_elements(WeightType type, int64_t out, int64_t in);
 // halves (columns j and 8 + j side by side) so that the kernel widens them with a shift and a mask.
 inline int64_t panel_slot(WeightType type, int64_t c) { return type == WeightType::BF16 ? (c % 8) * 2 + c / 8 : c; }
 
+// The x rows of one product in as few near-equal tiles of at most `most` rows as possible, so that
+// W is streamed once per tile: 8 rows at most 6 -> 4 + 4, 16 -> 6 + 5 + 5.
+struct RowTiles {
+  int64_t count, base, larger;  // `larger` tiles of base + 1 rows, then base-row tiles
+  RowTiles(int64_t rows, int64_t most) : count((rows + most - 1) / most), base(rows / count), larger(rows % count) {}
+  int64_t rows(int64_t tile) const { return base + (tile < larger ? 1 : 0); }
+};
+
 // packed[(p * in + k) * 16 + panel_slot(c)] = w[(p * 16 + c) * in + k], or 0 where p * 16 + c >= out.
 // Both buffers hold elements of `type`.
 void pack_panels(const void* w, WeightType type, int64_t out, int64_t in, void* packed);

@@ -1,10 +1,15 @@
 #include "model/cpu/matmul_bf16_dot.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "io/half_precision.h"
+#include "model/cpu/peak_loops.h"
 #include "model/cpu/spin_pool.h"
 #include "util/simd.h"
 
@@ -40,6 +45,23 @@ namespace {
 // it, a 4-row tile from L3 took twice its time from L2; with it, ~1.25x.
 constexpr int64_t kPrefetchPairs = 48;
 
+// Adds the bias (and y, when accumulating) to R x P accumulators and stores them at (row, panel).
+template <int R, int P>
+void store_tile(const MatmulArgs& a, __m512 (&acc)[R][P], int64_t panel, int64_t row) {
+  SPECD_UNROLL for (int p = 0; p < P; ++p) {
+    const int64_t col0 = (panel + p) * kPanelWidth;
+    if (col0 >= a.out) break;
+    const __mmask16 mask = a.out - col0 >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (a.out - col0)) - 1);
+    const __m512 bias = a.bias ? _mm512_maskz_loadu_ps(mask, a.bias + col0) : _mm512_setzero_ps();
+    SPECD_UNROLL for (int r = 0; r < R; ++r) {
+      float* y = a.y + (row + r) * a.out + col0;
+      __m512 v = _mm512_add_ps(acc[r][p], bias);
+      if (a.accumulate) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, y));
+      _mm512_mask_storeu_ps(y, mask, v);
+    }
+  }
+}
+
 template <int R, int P>
 void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64_t panel, int64_t row) {
   const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
@@ -61,50 +83,105 @@ void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64
       SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_dpbf16_ps(acc[r][p], xb, (__m512bh)wv[p]);
     }
   }
-  SPECD_UNROLL for (int p = 0; p < P; ++p) {
-    const int64_t col0 = (panel + p) * kPanelWidth;
-    if (col0 >= a.out) break;
-    const __mmask16 mask = a.out - col0 >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (a.out - col0)) - 1);
-    const __m512 bias = a.bias ? _mm512_maskz_loadu_ps(mask, a.bias + col0) : _mm512_setzero_ps();
-    SPECD_UNROLL for (int r = 0; r < R; ++r) {
-      float* y = a.y + (row + r) * a.out + col0;
-      __m512 v = _mm512_add_ps(acc[r][p], bias);
-      if (a.accumulate) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, y));
-      _mm512_mask_storeu_ps(y, mask, v);
+  store_tile<R, P>(a, acc, panel, row);
+}
+
+// Each 32-bit lane shifted left by 16: a BF16 in the low half becomes its float. (A vector shift,
+// not _mm512_slli_epi32, whose _mm512_undefined_epi32 GCC 12 warns about.)
+inline __m512i shift_up(__m512i v) {
+  using Lanes = unsigned int __attribute__((vector_size(64)));
+  return (__m512i)((Lanes)v << 16);
+}
+
+// The same tile with the weights widened to float (a shift and a mask a vector) and two FMAs per
+// pair, odd k first: vdpbf16ps adds the odd product, then the even one, each exact product rounded
+// once into the sum, so this gives its bits (choose_rows_kernel checks it on the CPU at hand;
+// denormals, which the instruction flushes, are the exception, and activations and weights have
+// none).
+// x: the rows rounded to BF16 and widened back, 2 * pairs floats a row. R x P accumulators, 2P
+// weight vectors and the broadcasts fit 32 registers for R <= 8 with P = 2.
+template <int R, int P>
+void widened_tile(const MatmulArgs& a, const float* x_rounded, int64_t pairs, int64_t panel, int64_t row) {
+  const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
+  const int64_t panel_stride = pairs * 32;
+  const __m512i high_half = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+  __m512 acc[R][P];
+  SPECD_UNROLL for (int r = 0; r < R; ++r)
+    SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_ps();
+  const float* x = x_rounded + row * 2 * pairs;
+  for (int64_t kp = 0; kp < pairs; ++kp) {
+    __m512 even[P], odd[P];
+    SPECD_UNROLL for (int p = 0; p < P; ++p) {
+      _mm_prefetch(reinterpret_cast<const char*>(w + p * panel_stride + (kp + kPrefetchPairs) * 32), _MM_HINT_T0);
+      const __m512i v = _mm512_loadu_si512(w + p * panel_stride + kp * 32);
+      even[p] = _mm512_castsi512_ps(shift_up(v));
+      odd[p] = _mm512_castsi512_ps(_mm512_and_si512(v, high_half));
     }
+    SPECD_UNROLL for (int r = 0; r < R; ++r) {
+      const __m512 xo = _mm512_set1_ps(x[r * 2 * pairs + 2 * kp + 1]);
+      SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_fmadd_ps(xo, odd[p], acc[r][p]);
+      const __m512 xe = _mm512_set1_ps(x[r * 2 * pairs + 2 * kp]);
+      SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_fmadd_ps(xe, even[p], acc[r][p]);
+    }
+  }
+  store_tile<R, P>(a, acc, panel, row);
+}
+
+// tile(std::integral_constant<int, R>{}) for R = count, 1 <= count <= Most: a tile's row count is
+// a template argument (its accumulators' array size).
+template <int Most, typename Tile>
+void with_rows(int64_t count, const Tile& tile) {
+  if constexpr (Most >= 1) {
+    if (count == Most) return tile(std::integral_constant<int, Most>{});
+    with_rows<Most - 1>(count, tile);
+  } else {
+    throw std::logic_error("matmul_bf16_dot: no tile for this row count");
   }
 }
 
 template <int P>
 void tile_rows(const MatmulArgs& a, const uint32_t* x, int64_t pairs, int64_t panel, int64_t row, int64_t count) {
-  switch (count) {
-    case 1: return dot_tile<1, P>(a, x, pairs, panel, row);
-    case 2: return dot_tile<2, P>(a, x, pairs, panel, row);
-    case 3: return dot_tile<3, P>(a, x, pairs, panel, row);
-    case 4: return dot_tile<4, P>(a, x, pairs, panel, row);
-    case 5: return dot_tile<5, P>(a, x, pairs, panel, row);
-    case 6: return dot_tile<6, P>(a, x, pairs, panel, row);
-  }
-  throw std::logic_error("matmul_bf16_dot: no tile for this row count");
+  with_rows<6>(count, [&](auto rows) { dot_tile<decltype(rows)::value, P>(a, x, pairs, panel, row); });
+}
+
+template <int P>
+void widened_rows(const MatmulArgs& a, const float* x, int64_t pairs, int64_t panel, int64_t row, int64_t count) {
+  with_rows<8>(count, [&](auto rows) { widened_tile<decltype(rows)::value, P>(a, x, pairs, panel, row); });
 }
 
 // Panels [begin, end) for all rows: one row over 8 panels at a time; otherwise near-equal tiles
-// of up to 6 rows over 4 panels, so that the weights stream once per tile.
+// of up to 6 rows over 4 panels (8 rows over 2 when widened), so that the weights stream once per
+// tile.
 void dot_panels(const MatmulArgs& a, const uint32_t* x, int64_t pairs, int64_t begin, int64_t end) {
   int64_t p = begin;
   if (a.rows == 1)
     for (; p + 8 <= end; p += 8) dot_tile<1, 8>(a, x, pairs, p, 0);
-  const int64_t tiles = (a.rows + 5) / 6, base = a.rows / tiles, larger = a.rows % tiles;
+  const RowTiles tiles(a.rows, 6);
   for (; p < end; p += 4) {
     int64_t row = 0;
-    for (int64_t t = 0; t < tiles; ++t) {
-      const int64_t rows = base + (t < larger ? 1 : 0);
+    for (int64_t t = 0; t < tiles.count; ++t) {
+      const int64_t rows = tiles.rows(t);
       switch (std::min<int64_t>(4, end - p)) {
         case 4: tile_rows<4>(a, x, pairs, p, row, rows); break;
         case 3: tile_rows<3>(a, x, pairs, p, row, rows); break;
         case 2: tile_rows<2>(a, x, pairs, p, row, rows); break;
         default: tile_rows<1>(a, x, pairs, p, row, rows); break;
       }
+      row += rows;
+    }
+  }
+}
+
+void widened_panels(const MatmulArgs& a, const float* x, int64_t pairs, int64_t begin, int64_t end) {
+  const RowTiles tiles(a.rows, 8);
+  for (int64_t p = begin; p < end; p += 2) {
+    int64_t row = 0;
+    for (int64_t t = 0; t < tiles.count; ++t) {
+      const int64_t rows = tiles.rows(t);
+      if (end - p >= 2)
+        widened_rows<2>(a, x, pairs, p, row, rows);
+      else
+        widened_rows<1>(a, x, pairs, p, row, rows);
       row += rows;
     }
   }
@@ -123,21 +200,94 @@ void round_rows(const MatmulArgs& a, int64_t pairs, int64_t first, int64_t last,
   }
 }
 
-const uint32_t* round_activations(const MatmulArgs& a, int64_t pairs, int threads) {
-  thread_local std::vector<uint32_t> buffer;
-  if (buffer.size() < static_cast<size_t>(a.rows * pairs)) buffer.resize(static_cast<size_t>(a.rows * pairs));
-  uint32_t* rounded = buffer.data();  // this thread's buffer: workers name their own `buffer`
-  parallel_rows(a.rows, threads, [&](int64_t first, int64_t last) { round_rows(a, pairs, first, last, rounded); });
+// The same rounding, widened back to float for the widened tiles' broadcasts: 2 * pairs a row.
+void round_rows_widened(const MatmulArgs& a, int64_t pairs, int64_t first, int64_t last, float* buffer) {
+  for (int64_t r = first; r < last; ++r) {
+    float* out = buffer + r * 2 * pairs;
+    const float* x = a.x + r * a.in;
+    int64_t k = 0;
+    for (; k + 16 <= a.in; k += 16) {
+      const __m256i rounded = (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k));
+      _mm512_storeu_ps(out + k, _mm512_castsi512_ps(shift_up(_mm512_maskz_cvtepu16_epi32(0xFFFF, rounded))));
+    }
+    for (; k < a.in; ++k) out[k] = bf16_to_float(float_to_bf16(x[k]));
+    if (a.in % 2) out[a.in] = 0.0f;
+  }
+}
+
+template <typename Element, typename Round>
+const Element* round_activations(const MatmulArgs& a, int64_t row_elements, int threads, const Round& round) {
+  thread_local std::vector<Element> buffer;
+  if (buffer.size() < static_cast<size_t>(a.rows * row_elements)) buffer.resize(static_cast<size_t>(a.rows * row_elements));
+  Element* rounded = buffer.data();  // this thread's buffer: workers name their own `buffer`
+  parallel_rows(a.rows, threads, [&](int64_t first, int64_t last) { round(first, last, rounded); });
   return rounded;
+}
+
+// FLOP/s of a register-only loop on this thread, best of 5 short runs (~0.1 ms each).
+double loop_gflops(int64_t (*loop)(int64_t)) {
+  constexpr int64_t kIterations = int64_t{1} << 13;
+  double best = 1e30;
+  int64_t flops = 0;
+  for (int run = 0; run < 5; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    flops = loop(kIterations);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return static_cast<double>(flops) / best / 1e9;
+}
+
+// Widened tiles from 2 rows where this CPU's cores retire at least 1.5x the multiply-adds a second
+// by FMA as by vdpbf16ps (peak_loops.h: register-only loops, so neither the cache nor another
+// process on other cores sways the choice, as timing the kernels themselves did under ctest -j2),
+// and where they give the instruction's bits here (both kernels on one random 4-row product, odd
+// `in`). The Intel Xeon kind (Sapphire Rapids): 347 against 169 GFLOP/s, and the widened tiles
+// verify 4-16 tokens 1.2-1.6x faster; AMD Zen 4: 233 against 467, vdpbf16ps stays.
+Bf16Rows choose_rows_kernel() {
+  if (loop_gflops(f32_loop) < 1.5 * loop_gflops(bf16_dot_loop)) return Bf16Rows::Dot;
+  const int64_t out = 40, in = 97, rows = 4;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<uint16_t> w(out * in);
+  for (auto& v : w) v = float_to_bf16(normal(rng));
+  std::vector<float> x(rows * in), bias(out), y_dot(rows * out), y_widened(rows * out);
+  for (auto& v : x) v = normal(rng);
+  for (auto& v : bias) v = normal(rng);
+  std::vector<uint16_t> packed(bf16_pair_elements(out, in));
+  pack_bf16_pairs(w.data(), out, in, packed.data());
+  matmul_bf16_dot({x.data(), packed.data(), WeightType::BF16Pairs, bias.data(), y_dot.data(), rows, in, out, false}, 1, Bf16Rows::Dot);
+  matmul_bf16_dot({x.data(), packed.data(), WeightType::BF16Pairs, bias.data(), y_widened.data(), rows, in, out, false}, 1,
+                  Bf16Rows::Widened);
+  return std::memcmp(y_dot.data(), y_widened.data(), y_dot.size() * sizeof(float)) == 0 ? Bf16Rows::Widened : Bf16Rows::Dot;
 }
 
 }  // namespace
 
+Bf16Rows bf16_rows_kernel() {
+  static const Bf16Rows chosen = choose_rows_kernel();
+  return chosen;
+}
+
 void matmul_bf16_dot(const MatmulArgs& a, int threads) {
+  matmul_bf16_dot(a, threads, a.rows >= 2 ? bf16_rows_kernel() : Bf16Rows::Dot);
+}
+
+void matmul_bf16_dot(const MatmulArgs& a, int threads, Bf16Rows rows_kernel) {
   const int64_t pairs = (a.in + 1) / 2;
-  const uint32_t* x = round_activations(a, pairs, threads);
   const int64_t panels = panel_count(a.out), block = a.rows == 1 ? 8 : 4;
   const int64_t blocks = (panels + block - 1) / block;
+  if (rows_kernel == Bf16Rows::Widened && a.rows >= 2) {
+    const float* x = round_activations<float>(a, 2 * pairs, threads, [&](int64_t first, int64_t last, float* buffer) {
+      round_rows_widened(a, pairs, first, last, buffer);
+    });
+    parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
+      widened_panels(a, x, pairs, first * block, std::min(panels, last * block));
+    });
+    return;
+  }
+  const uint32_t* x = round_activations<uint32_t>(a, pairs, threads, [&](int64_t first, int64_t last, uint32_t* buffer) {
+    round_rows(a, pairs, first, last, buffer);
+  });
   parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
     dot_panels(a, x, pairs, first * block, std::min(panels, last * block));
   });
@@ -147,7 +297,9 @@ void matmul_bf16_dot(const MatmulArgs& a, int threads) {
 
 bool bf16_dot_supported() { return false; }
 
+Bf16Rows bf16_rows_kernel() { return Bf16Rows::Dot; }
 void matmul_bf16_dot(const MatmulArgs&, int) { throw std::logic_error("this build has no AVX512-BF16 kernels"); }
+void matmul_bf16_dot(const MatmulArgs&, int, Bf16Rows) { throw std::logic_error("this build has no AVX512-BF16 kernels"); }
 
 #endif
 
