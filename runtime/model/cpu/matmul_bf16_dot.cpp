@@ -224,7 +224,7 @@ const Element* round_activations(const MatmulArgs& a, int64_t row_elements, int 
   return rounded;
 }
 
-// FLOP/s of a register-only loop on this thread, best of 5 short runs (~0.1 ms each).
+// FLOP/s of a register-only loop on this thread, best of 5 short runs (0.03-0.1 ms each).
 double loop_gflops(int64_t (*loop)(int64_t)) {
   constexpr int64_t kIterations = int64_t{1} << 13;
   double best = 1e30;
@@ -242,7 +242,8 @@ double loop_gflops(int64_t (*loop)(int64_t)) {
 // process on other cores sways the choice, as timing the kernels themselves did under ctest -j2),
 // and where they give the instruction's bits here (both kernels on one random 4-row product, odd
 // `in`). The Intel Xeon kind (Sapphire Rapids): 347 against 169 GFLOP/s, and the widened tiles
-// verify 4-16 tokens 1.2-1.6x faster; AMD Zen 4: 233 against 467, vdpbf16ps stays.
+// verify 4-16 tokens 1.1-1.5x faster (reports/bench/kernel-ab-bf16-widened-xeon.txt); AMD Zen 4:
+// 233 against 467, vdpbf16ps stays.
 Bf16Rows choose_rows_kernel() {
   if (loop_gflops(f32_loop) < 1.5 * loop_gflops(bf16_dot_loop)) return Bf16Rows::Dot;
   const int64_t out = 40, in = 97, rows = 4;
