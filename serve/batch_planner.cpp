@@ -49,10 +49,15 @@ double LinearCost::intercept() const {
   return std::max(0.0, (s.y - slope() * s.x) / s.w);
 }
 
+const LinearCost& BatchPlanner::fit(bool draft_model) const {
+  return draft_model || plain_.observations() < kWarmUp ? target_ : plain_;
+}
+
 BatchLoad BatchPlanner::priced(BatchLoad load) const {
-  if (target_.ready()) {
-    load.fixed_ms = target_.intercept();
-    load.scale = target_.slope();
+  const LinearCost& rows = fit(false);
+  if (rows.ready()) {
+    load.fixed_ms = rows.intercept();
+    load.scale = rows.slope();
     load.shape = target_shape_.empty() ? nullptr : &target_shape_;
   }
   return load;
@@ -69,6 +74,7 @@ void BatchPlanner::seed(const CostCurve& target, const CostCurve& draft, int32_t
   target_shape_ = target;
   draft_shape_ = draft;
   prior(target, target_);
+  prior(target, plain_);
   prior(draft, draft_);
 }
 
@@ -76,10 +82,12 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
                                           const std::vector<bool>& drafting) const {
   Step step{fixed.tokens, fixed.draft_ms};
   int32_t rows = fixed.rows;
+  bool model = false;  // a chain's draft model runs in this step
   for (size_t c = 0; c < chains.size(); ++c) {
     const int32_t own = drafting[c] ? std::min(k, chains[c].max_nodes) : 0;
     step.tokens += expected_committed(own, chains[c].acceptance);
     rows += own + 1;
+    model = model || own > 0;
   }
   // Level by level, one draft-model row per chain still drafting.
   for (int32_t level = 1; level <= k; ++level) {
@@ -87,7 +95,7 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
     for (size_t c = 0; c < chains.size(); ++c) level_rows += drafting[c] && chains[c].max_nodes >= level ? 1 : 0;
     if (level_rows > 0) step.ms += draft_.at(draft_x(level_rows));
   }
-  step.ms += target_.at(target_x(rows));
+  step.ms += fit(model).at(target_x(rows));
   return step;
 }
 

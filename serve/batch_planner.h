@@ -32,6 +32,18 @@
 //   repays the catch-up: otherwise a new request waited out the ski rental on its prompt's
 //   catch-up, on every request, at a load where drafting always paid.
 //
+// Two fits of the target's part of a step: one from the planner's steps in which a draft model
+// ran, one from steps in which none did (of any request or arm, 32 forwards or more after the last
+// draft model: the steps in between are neither's cost). On a host whose shared cache drops the
+// target's weights while the target pauses (the Xeon kind), a draft model's turn leaves the
+// target's next forwards slower, by more than its own time and for tens of forwards
+// (drafting_guard.h): a cost of drafting at all, whatever its length. With one fit for both, 4
+// clients of sd on the Xeon fitted 4.84 ms + 0.14 a row (a line through their plain 4-row steps
+// and their 7.9-row drafting ones, whose forwards took 5.98 ms): a plain step priced at 5.4 ms took
+// 4.1, and the planner drafted where plain decoding delivered 5% more. A step with no draft model
+// (plain, retrieval, the requests' own budgets) is priced by the plain fit once it has seen
+// kWarmUp steps.
+//
 // No margin is asked of a draft beyond the fits' prediction: one step's time scatters by a third
 // around them here (the kernels' spin pool shares two cores with the HTTP threads and clients),
 // but a draft length is chosen for many steps, so the fits' mean is what decides.
@@ -51,6 +63,7 @@ class LinearCost {
   // (x, ms) points worth `weight` observations in all, kept at that weight.
   void set_prior(const std::vector<std::pair<double, double>>& points, double weight);
   bool ready() const;  // a prior, or enough observations, spread over more than one x
+  int64_t observations() const { return n_; }
   double at(double x) const { return intercept() + slope() * x; }
   double intercept() const;
   double slope() const;
@@ -93,10 +106,13 @@ class BatchPlanner {
   // Every chain's draft length this step (each capped by its own max_nodes), or none while the
   // fits have too little to go on (each request's own budget decides then).
   std::vector<Decision> choose(const std::vector<Chain>& chains, const Fixed& fixed);
-  // `load` priced by the target's fit (BatchLoad::fixed_ms, scale, shape) once it is ready, for
-  // the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
+  // `load` priced by the plain steps' fit (BatchLoad::fixed_ms, scale, shape) once it is ready,
+  // for the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
   BatchLoad priced(BatchLoad load) const;
+  // A decoding step's time but its drafting: one the planner planned in which a draft model ran,
+  // and one in which none ran (nor in the 32 forwards before it), planned or not.
   void observe_target(int32_t rows, double ms) { target_.observe(target_x(rows), ms); }
+  void observe_plain(int32_t rows, double ms) { plain_.observe(target_x(rows), ms); }
   void observe_draft(int32_t rows, double ms) { draft_.observe(draft_x(rows), ms); }
   // The curves measured at start-up: the fits' shapes, and their prior over the rows a batch
   // may have. Without them, the fits are lines in the rows with no prior.
@@ -110,11 +126,14 @@ class BatchPlanner {
     double rate() const { return tokens / ms; }
   };
   Step evaluate(const std::vector<Chain>& chains, const Fixed& fixed, int32_t k, const std::vector<bool>& drafting) const;
+  // The fit that prices a step's target forward: drafting steps', or plain steps' once it has
+  // seen kWarmUp of them.
+  const LinearCost& fit(bool draft_model) const;
   double target_x(int32_t rows) const { return target_shape_.empty() ? rows : target_shape_.at(rows); }
   double draft_x(int32_t rows) const { return draft_shape_.empty() ? rows : draft_shape_.at(rows); }
 
   CostCurve target_shape_, draft_shape_;
-  LinearCost target_, draft_;
+  LinearCost target_, plain_, draft_;
   // Steps worth drafting (a draft length above 0 at the steady state) that were followed by
   // another, out of those followed by any step: decayed counts with a prior of one in two.
   double stayed_ = 1, followed_ = 2;

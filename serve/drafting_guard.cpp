@@ -37,6 +37,10 @@ void DraftingGuard::observe(const std::string& mix, double tokens, double ms, in
     --m.settle;
     return;
   }
+  if (m.current != 0 && recovering() && m.held < 4 * options_.recover_steps) {
+    ++m.held;
+    return;
+  }
   m.tokens += tokens;
   m.ms += ms;
   if (++m.steps >= options_.window_steps) close_window(m);
@@ -61,13 +65,13 @@ double DraftingGuard::lead(const Arm& a, const Arm& b) {
 
 void DraftingGuard::close_window(Mix& m) {
   m.stats[m.current].add(m.tokens / m.ms, options_.forget);
-  m.steps = 0;
+  m.steps = m.held = 0;
   m.tokens = m.ms = 0;
   const int32_t was = m.current;
   decide(m);
-  // Settling: after the draft model resumes (its catch-up), and after drafting as planned stops
-  // (its slowdown fading); none between two off arms.
-  if (m.current != was) m.settle = m.current == 0 ? options_.settle_steps : was == 0 ? options_.settle_off_steps : 0;
+  // Settling after the draft models resume: their catch-up. (After they stop, the recovery counted
+  // in forward() holds an off arm's evidence back.)
+  if (m.current != was && m.current == 0) m.settle = options_.settle_steps;
 }
 
 void DraftingGuard::decide(Mix& m) {

@@ -31,10 +31,17 @@
 // time scatters by a third here), the first guard kept sd and csd plain through 5 of their 40 runs
 // at 2 clients on the AVX2 EPYC, where drafting delivered 1.2x. Steps with a prefill are not the
 // guard's (the scheduler leaves them to the planner): never evidence, an arm applied there would
-// never be judged. The steps right after a mix's arm changes are not evidence: after drafting
-// resumes, draft models catch up with the text decoded without them (a forward over every token
-// they missed), and after it stops, the draft model's slowdown above fades; costs of switching,
-// not of either arm, that would weigh on every window after a switch (6 and 16 steps). Each arm
+// never be judged. Costs of switching, not of either arm, are not evidence either, since they
+// would weigh on every window after a switch: after a mix's drafting resumes, draft models catch
+// up with the text decoded without them (a forward over every token they missed: its first 6
+// steps), and after a draft model ran (in any mix: the cache is the machine's), the target's
+// slowdown above fades over tens of forwards (4 sd requests on the Xeon: plain 4-row forwards
+// 4.51 ms 1-4 forwards after it, 3.59 at 17-32, 2.94 from 33 on, as AR's 3.10;
+// reports/bench/serve-steps-4-clients-widened-xeon.txt), so an off arm's evidence starts 32
+// target forwards after the last one (counting its steps from the mix's own switch, 16 of them
+// were not enough: the plain arm looked no better than drafting, which lost to AR). That wait is
+// bounded (4 x 32 steps of a window), so that a mix whose neighbours keep a draft model busy still
+// gets windows. Each arm
 // behind still gets a window now and then, so that it can win back (the costs move as the
 // machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
@@ -55,7 +62,7 @@ class DraftingGuard {
     double forget = 0.75;               // an arm's evidence kept per window of its own
     double z = 2.0;                     // standard errors the off arm must lead by to be applied
     int32_t settle_steps = 6;           // steps after a mix's drafting resumes that are not evidence
-    int32_t settle_off_steps = 16;      // ... after its off arm begins
+    int32_t recover_steps = 32;         // target forwards after a draft model ran that are no off arm's evidence
   };
   DraftingGuard() : DraftingGuard(Options{}) {}
   explicit DraftingGuard(Options options) : options_(options) {}
@@ -65,6 +72,12 @@ class DraftingGuard {
   // off arms in the order the scheduler lists them.
   int32_t arm(const std::string& mix) const;
   bool drafting(const std::string& mix) const { return arm(mix) == 0; }
+  // Every step that ran the target, prefills included, before its observe(): whether a draft
+  // model ran in it.
+  void forward(bool draft_model_ran) { since_model_ = draft_model_ran ? 0 : since_model_ + 1; }
+  // Whether the target is still recovering from a draft model's turn: recover_steps forwards have
+  // not passed since (the batch planner's plain fit leaves those steps out too).
+  bool recovering() const { return since_model_ <= options_.recover_steps; }
   // A decoding step of this mix (no prefill in it) committed `tokens` in `ms` of whole step time;
   // `arms` (2 to kMaxArms) is how many the mix has, fixed by its methods.
   void observe(const std::string& mix, double tokens, double ms, int32_t arms = 2);
@@ -94,6 +107,7 @@ class DraftingGuard {
     // Per arm: windows between its explorations while behind, and since its last window.
     int32_t gap[kMaxArms] = {}, since[kMaxArms] = {};
     int32_t settle = 0;  // steps of this window still to pass before evidence counts
+    int32_t held = 0;    // steps of this window held back while the target recovered
   };
   // Arm a's lead over arm b in standard errors of the difference of their means; an arm with one
   // window borrows the other's spread; 0 while no spread is known.
@@ -104,6 +118,7 @@ class DraftingGuard {
   Options options_;
   std::map<std::string, Mix> mixes_;
   int64_t off_steps_ = 0;
+  int64_t since_model_ = INT32_MAX;  // target forwards since a draft model last ran
 };
 
 }  // namespace specd::serve

@@ -471,6 +471,7 @@ void Scheduler::run() {
       step_log_->write(step_);
     }
     // What the step delivered, drafting and all: the drafting guard's evidence.
+    if (verified.rows > 0) guard_.forward(draft_ms > 0);
     if (verified.rows > 0 && !verified.prefill && !mix.empty()) {
       guard_.observe(mix, static_cast<double>(verified.tokens), step_ms, static_cast<int32_t>(arms.size()));
       metrics_.set_guard_off_steps(guard_.off_steps());
@@ -478,13 +479,13 @@ void Scheduler::run() {
     // A step's whole time but its drafting is what its rows cost: the forward, and every step's
     // work besides it (planning, acceptance, text, waking the handlers), which a step that commits
     // more tokens spreads over more of them. Decoding steps only: the planner prices decoding
-    // rows, and a prefill's hundred rows would set the line's slope where no draft goes. Nor the
-    // guard's off windows: their plain one-row steps tilted the fit (on the AVX2 EPYC, 3.1 + 0.64 ms a
-    // row against 4.1 + 0.51 without them), so the planner drafted shorter than it otherwise
-    // would, at a cost (sam alone 0.93x its unguarded speed): the guard decides whether to draft,
-    // the planner how far, each from its own evidence.
-    if (verified.rows > 0 && !verified.prefill && arm == Drafting::Planned) {
-      planner_.observe_target(verified.rows, step_ms - draft_ms);
+    // rows, and a prefill's hundred rows would set the line's slope where no draft goes. A step
+    // in which a draft model ran prices drafting, if the planner planned it (the guard's arms are
+    // not the planner's choices); one in which none ran, in any arm, prices plain steps, once the
+    // target has recovered from the last draft model (batch_planner.h: the two fits).
+    if (verified.rows > 0 && !verified.prefill && draft_ms == 0 && !guard_.recovering()) planner_.observe_plain(verified.rows, step_ms);
+    if (verified.rows > 0 && !verified.prefill && draft_ms > 0 && arm == Drafting::Planned) planner_.observe_target(verified.rows, step_ms - draft_ms);
+    if (verified.rows > 0 && !verified.prefill) {
       const BatchLoad cost = planner_.priced({});
       if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows
         const double per_row = (cost.step_ms(9) - cost.step_ms(1)) / 8;

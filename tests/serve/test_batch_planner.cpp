@@ -130,3 +130,31 @@ TEST_CASE("where drafting has long stayed worth it, a chain behind the text swit
   CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 1000, 500}}, {})) > 0);
   CHECK(length(planner.choose({BatchPlanner::Chain{good, 6, 1000, 3}}, {})) == 0);  // not over its last tokens
 }
+
+TEST_CASE("a plain step is priced by steps without a draft model, drafting by steps with one", "[serve][planner]") {
+  // The large demo target on a Xeon (after the widened BF16 tiles), and 4 clients of sd there:
+  // drafting steps of 8 rows whose target part took 5.6 ms (its forwards slowed by the draft
+  // model's turn before them) and 1.0 ms of draft model, 4 plain rows 3.3 ms.
+  const specd::CostCurve target({{1, 2.13}, {2, 2.26}, {3, 2.6}, {4, 2.94}, {6, 3.5}, {8, 4.05}, {16, 7.0}, {32, 13.0}});
+  const specd::CostCurve draft({{1, 0.6}, {2, 0.62}, {4, 0.8}, {8, 1.2}, {32, 3.0}});
+  BatchPlanner planner;
+  planner.seed(target, draft, 40);
+  for (int i = 0; i < 200; ++i) {
+    planner.observe_target(8, 5.6);
+    planner.observe_draft(4, 1.0);
+  }
+  const Acceptance good{0.85, 0.85};
+  const std::vector<BatchPlanner::Chain> four(4, BatchPlanner::Chain{good, 4, 2, 100});
+  // Priced by the drafting steps' line alone (the curve's slope through them), 4 plain rows
+  // would cost 4.5 ms: drafting (one token each: 7.4 tokens in 6.6 ms) looks the better.
+  CHECK(length(planner.choose(four, {})) >= 1);
+  for (int i = 0; i < 31; ++i) planner.observe_plain(4, 3.3);
+  CHECK(length(planner.choose(four, {})) >= 1);  // too few plain steps to go on yet
+  planner.observe_plain(4, 3.3);
+  CHECK(length(planner.choose(four, {})) == 0);  // 4 tokens in 3.3 ms
+  // One client still drafts: the pause costs it less than its drafts bring.
+  CHECK(length(planner.choose({BatchPlanner::Chain{good, 4, 2, 100}}, {})) >= 2);
+  // The requests' own budgets are priced by the plain steps too (the curve's prior, worth 8 steps,
+  // pulls the line a little).
+  CHECK(planner.priced({}).step_ms(4) == Approx(3.3).epsilon(0.03));
+}

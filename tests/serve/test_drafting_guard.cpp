@@ -90,8 +90,8 @@ TEST_CASE("drafting guard: ties go to drafting") {
   CHECK(drafted >= 100 - 1 - 100 / 4);
 }
 
-// Steps one at a time, each delivering rate(drafts, steps since the arm changed) tokens per ms;
-// returns the share of steps that drafted.
+// Steps one at a time, each delivering rate(drafts, steps since the arm changed) tokens per ms, a
+// draft model running in each drafting step; returns the share of steps that drafted.
 double run_steps(DraftingGuard& guard, const std::string& mix, int steps, const std::function<double(bool, int)>& rate) {
   int drafted = 0, since_switch = 0;
   bool last = true;
@@ -100,9 +100,17 @@ double run_steps(DraftingGuard& guard, const std::string& mix, int steps, const 
     since_switch = drafts == last ? since_switch + 1 : 0;
     last = drafts;
     drafted += drafts ? 1 : 0;
+    guard.forward(drafts);
     guard.observe(mix, 10 * rate(drafts, since_switch), 10);
   }
   return static_cast<double>(drafted) / steps;
+}
+
+// One decoding step of `mix` delivering `tokens` in 10 ms, after its target forward, in which a
+// draft model ran or not.
+void step(DraftingGuard& guard, const std::string& mix, double tokens, bool draft_model, int32_t arms = 2) {
+  guard.forward(draft_model);
+  guard.observe(mix, tokens, 10, arms);
 }
 
 TEST_CASE("drafting guard: a noisy lead of drafting is kept") {
@@ -136,11 +144,11 @@ TEST_CASE("drafting guard: the steps after a switch of arm are not evidence") {
   CHECK(counted.rate("sd", 0) < 1.3);
 }
 
-TEST_CASE("drafting guard: the steps after drafting stops are not evidence either") {
+TEST_CASE("drafting guard: the steps after a draft model ran are not an off arm's evidence either") {
   // Drafting delivers 0.9 of the off arm, but a draft model leaves the target's forwards slower
-  // for a while after its last draft (2 clients of sam on the Xeon: about 16 steps): the off arm's
-  // first 12 steps deliver 0.6. Counted, they made every off window after a drafting one look no
-  // better than drafting, and the guard kept drafting.
+  // for a while after its last draft (4 clients of sd on the Xeon: about 32 forwards): the off
+  // arm's first 12 steps deliver 0.6. Counted, they made every off window after a drafting one look
+  // no better than drafting, and the guard kept drafting.
   auto lingering = [](bool drafts, int since_switch) { return drafts ? 0.9 : (since_switch < 12 ? 0.6 : 1.0); };
   DraftingGuard settled(DraftingGuard::Options{24, 4, 64, 0.75, 2.0, 6, 16});
   CHECK(run_steps(settled, "sam,sam", 6000, lingering) <= 0.15);
@@ -149,20 +157,41 @@ TEST_CASE("drafting guard: the steps after drafting stops are not evidence eithe
   CHECK(run_steps(counted, "sam,sam", 6000, lingering) >= 0.8);
 }
 
-TEST_CASE("drafting guard: a mix's settling steps are its own") {
+TEST_CASE("drafting guard: the target's recovery is counted in every mix's forwards, the catch-up settling in the mix's own") {
   DraftingGuard guard(DraftingGuard::Options{kWindow, 4, 32, 0.75, 2.0, 6, 6});
-  for (int s = 0; s < kWindow; ++s) guard.observe("sd", 10, 10);
-  REQUIRE_FALSE(guard.drafting("sd"));  // its first look at plain decoding: 6 steps to settle first
-  // Another mix's first window is not held back by it: kWindow counted steps, then its own look.
+  for (int s = 0; s < kWindow; ++s) step(guard, "sd", 10, true);
+  REQUIRE_FALSE(guard.drafting("sd"));  // its first look at plain decoding: 6 forwards to recover first
+  // A prefill step (no mix) and another mix's planned steps that run no draft model count toward
+  // the recovery; a planned window is never held back by it.
+  guard.forward(false);
   for (int s = 0; s < kWindow; ++s) {
     CHECK(guard.drafting("sd,sd"));
-    guard.observe("sd,sd", 10, 10);
+    step(guard, "sd,sd", 10, false);
   }
   CHECK_FALSE(guard.drafting("sd,sd"));
-  // The settling steps of "sd" are not evidence: its plain arm has no window after 6 + kWindow - 1.
-  for (int s = 0; s < 6 + kWindow - 1; ++s) guard.observe("sd", 20, 10);
+  // 1 + kWindow = 5 forwards have passed: "sd" waits for one more, then counts kWindow steps.
+  for (int s = 0; s < 1 + kWindow - 1; ++s) step(guard, "sd", 20, false);
   CHECK(guard.rate("sd", 1) == 0);
-  guard.observe("sd", 20, 10);
+  step(guard, "sd", 20, false);
+  CHECK(guard.rate("sd", 1) == Approx(2.0));
+  // A draft model that runs in another mix holds "sd,sd"'s plain arm back: its window has not
+  // closed after kWindow steps, only after the 6 forwards of recovery.
+  guard.forward(true);
+  for (int s = 0; s < kWindow + 6 - 1; ++s) step(guard, "sd,sd", 20, false);
+  CHECK(guard.rate("sd,sd", 1) == 0);
+  step(guard, "sd,sd", 20, false);
+  CHECK(guard.rate("sd,sd", 1) == Approx(2.0));
+}
+
+TEST_CASE("drafting guard: an off arm waits at most 4 x recover_steps of a window for the target to recover") {
+  // A draft model runs in every step (other mixes of the batch's history keep drafting): the off
+  // arm's window still closes, after 4 x 6 held steps and kWindow counted ones.
+  DraftingGuard guard(DraftingGuard::Options{kWindow, 4, 32, 0.75, 2.0, 0, 6});
+  for (int s = 0; s < kWindow; ++s) step(guard, "sd", 10, true);
+  REQUIRE_FALSE(guard.drafting("sd"));
+  for (int s = 0; s < 4 * 6 + kWindow - 1; ++s) step(guard, "sd", 20, true);
+  CHECK(guard.rate("sd", 1) == 0);
+  step(guard, "sd", 20, true);
   CHECK(guard.rate("sd", 1) == Approx(2.0));
 }
 
@@ -235,10 +264,11 @@ TEST_CASE("drafting guard: with three arms, drafting that pays keeps nearly ever
 
 TEST_CASE("drafting guard: no settling between the two off arms, which run no draft model") {
   DraftingGuard guard(DraftingGuard::Options{kWindow, 4, 32, 0.75, 2.0, 6, 16});
-  for (int s = 0; s < kWindow; ++s) guard.observe("sam", 10, 10, 3);
-  REQUIRE(guard.arm("sam") == 1);  // its first look without the draft model: 16 steps to settle first
-  for (int s = 0; s < 16 + 2 * kWindow; ++s) guard.observe("sam", 10, 10, 3);
+  auto sam = [&](double tokens) { step(guard, "sam", tokens, guard.arm("sam") == 0, 3); };
+  for (int s = 0; s < kWindow; ++s) sam(10);
+  REQUIRE(guard.arm("sam") == 1);  // its first look without the draft model: 16 forwards to recover first
+  for (int s = 0; s < 16 + 2 * kWindow; ++s) sam(10);
   REQUIRE(guard.arm("sam") == 2);  // then plain: counted from its first step
-  for (int s = 0; s < kWindow; ++s) guard.observe("sam", 20, 10, 3);
+  for (int s = 0; s < kWindow; ++s) sam(20);
   CHECK(guard.rate("sam", 2) == Approx(2.0));
 }

@@ -144,8 +144,8 @@ TEST_CASE("the guard's arms: sam looks at both off arms, sd at the plain one onl
   {
     StepLog log(path);
     Scheduler scheduler(d, 1, 4, 0, metrics, true, &log);
-    // First looks: 24 planned steps, 16 settling, then for sam 48 without the model, then plain
-    // (sam's from its 89th decoding step, sd's from its 41st). One drafted token a step at most,
+    // First looks: 24 planned steps, at most 32 recovering, then for sam 48 without the model, then
+    // plain (sam's from its 105th decoding step at the latest, sd's from its 57th). One drafted token a step at most,
     // so that the prefill's token and 2 a step take sam's 240 tokens over 120 steps or more and
     // sd's 120 over 60 or more. (Few tokens: under ASan each costs ~50 ms.)
     for (const auto& [method, tokens] : {std::make_pair(std::string("sam"), 240), std::make_pair(std::string("sd"), 120)}) {
