@@ -127,7 +127,7 @@ std::string ServerMetrics::prometheus_text() const {
   family(out, "specd:num_requests_waiting", "gauge", "Requests waiting for a decoding slot.");
   out << "specd:num_requests_waiting " << waiting_ << '\n';
   if (step_fixed_ms_ >= 0) {  // what the draft budgets price a batch's rows by (docs/serving.md)
-    family(out, "specd:step_cost_ms", "gauge", "The batch planner's fitted cost of a step: fixed, and per row it verifies.");
+    family(out, "specd:step_cost_ms", "gauge", "The batch planner's fitted cost of a step with no draft model: fixed, and per row it verifies.");
     out << "specd:step_cost_ms{part=\"fixed\"} " << step_fixed_ms_ << '\n';
     out << "specd:step_cost_ms{part=\"per_row\"} " << step_row_ms_ << '\n';
   }
