@@ -49,6 +49,7 @@ struct SeenRows {
 struct Workspace {
   std::vector<float> x, normed, qkv, attended, gate_up, act, scores, gathered;
   std::vector<SeenRows> seen;  // per request of the batch
+  std::vector<int64_t> unit_offsets;
 };
 
 Workspace& workspace() {
@@ -110,56 +111,84 @@ void attend(const AttentionShape& s, const float* qkv, const E* keys, const E* v
   });
 }
 
-// The same, with the queries that share a KV head batched (cpu::attend_batch): a unit is one KV
-// head's query heads for a block of consecutive tokens, whose common prefix comes from the key
-// tiles.
+// One request's share of a layer's batched attention (cpu::attend_batch): a unit is one KV head's
+// query heads for a block of consecutive tokens, whose common prefix comes from the key tiles.
 template <class E>
-void attend_batched(const AttentionShape& s, const float* qkv, const E* keys, const E* values, const E* tiles,
-                    const SeenRows& seen, float* out, std::vector<float>& scratch, int threads) {
-  const int64_t total = s.past + s.n, group = s.heads / s.kv_heads;
-  const int64_t heads_per_unit = std::min<int64_t>(group, cpu::kMaxBatchQueries);
-  const int64_t head_chunks = (group + heads_per_unit - 1) / heads_per_unit;
-  const int64_t tokens_per_unit = std::max<int64_t>(1, cpu::kMaxBatchQueries / heads_per_unit);
-  const int64_t token_blocks = (s.n + tokens_per_unit - 1) / tokens_per_unit;
-  const int64_t per_thread = cpu::batch_attention_scratch(cpu::kMaxBatchQueries, total, s.head_dim);
+struct AttentionUnits {
+  const AttentionShape* s;
+  const float* qkv;
+  float* out;
+  const E *keys, *values, *tiles;
+  const SeenRows* seen;
+  int64_t heads_per_unit, head_chunks, tokens_per_unit, token_blocks;
+
+  AttentionUnits(const AttentionShape& shape, const float* qkv, float* out, const E* keys, const E* values, const E* tiles,
+                 const SeenRows& seen)
+      : s(&shape), qkv(qkv), out(out), keys(keys), values(values), tiles(tiles), seen(&seen) {
+    const int64_t group = s->heads / s->kv_heads;
+    heads_per_unit = std::min<int64_t>(group, cpu::kMaxBatchQueries);
+    head_chunks = (group + heads_per_unit - 1) / heads_per_unit;
+    tokens_per_unit = std::max<int64_t>(1, cpu::kMaxBatchQueries / heads_per_unit);
+    token_blocks = (s->n + tokens_per_unit - 1) / tokens_per_unit;
+  }
+  int64_t count() const { return s->kv_heads * head_chunks * token_blocks; }
+  int64_t scratch_floats() const { return cpu::batch_attention_scratch(cpu::kMaxBatchQueries, s->past + s->n, s->head_dim); }
+
+  void run(int64_t unit, float* scratch) const {
+    const int64_t group = s->heads / s->kv_heads;
+    const int64_t g = unit / (head_chunks * token_blocks), chunk = unit / token_blocks % head_chunks;
+    const int64_t i0 = unit % token_blocks * tokens_per_unit, i1 = std::min(s->n, i0 + tokens_per_unit);
+    const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
+    const int64_t kv_offset = g * s->capacity * s->head_dim;
+    cpu::QueryBatch<E> batch;
+    batch.tiles = tiles + g * cpu::key_tiles_per_head(s->capacity, s->head_dim);
+    batch.keys = keys + kv_offset;
+    batch.values = values + kv_offset;
+    batch.head_dim = s->head_dim;
+    batch.shared = seen->prefix[i0];
+    for (int64_t i = i0; i < i1; ++i) batch.shared = std::min(batch.shared, seen->prefix[i]);
+    batch.count = 0;
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t h = h0; h < h1; ++h) {
+        const int q = batch.count++;
+        batch.q[q] = qkv + i * s->qkv_width + h * s->head_dim;
+        batch.own[q] = cpu::AttentionKeys<E>{nullptr, nullptr, s->head_dim, seen->prefix[i], seen->rows.data() + seen->offsets[i],
+                                          seen->offsets[i + 1] - seen->offsets[i]};
+        batch.out[q] = out + i * s->heads * s->head_dim + h * s->head_dim;
+      }
+    cpu::attend_batch(batch, s->scale, scratch);
+  }
+};
+
+// Every request's units of one layer in one parallel loop: a loop per request woke the workers
+// once per request and layer, and 8 one-row requests took up to ~1 ms more than one request of 8
+// rows on the large demo target.
+template <class E>
+void attend_all(const std::vector<AttentionUnits<E>>& parts, std::vector<int64_t>& offsets, std::vector<float>& scratch, int threads) {
+  offsets.assign(1, 0);
+  int64_t per_thread = 0;
+  for (const AttentionUnits<E>& part : parts) {
+    offsets.push_back(offsets.back() + part.count());
+    per_thread = std::max(per_thread, part.scratch_floats());
+  }
   scratch.resize(static_cast<size_t>(threads * per_thread));
-  cpu::parallel_for(threads, s.kv_heads * head_chunks * token_blocks, [&](int64_t first, int64_t last, int thread) {
+  cpu::parallel_for(threads, offsets.back(), [&](int64_t first, int64_t last, int thread) {
+    size_t r = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), first) - offsets.begin()) - 1;
     for (int64_t unit = first; unit < last; ++unit) {
-      const int64_t g = unit / (head_chunks * token_blocks), chunk = unit / token_blocks % head_chunks;
-      const int64_t i0 = unit % token_blocks * tokens_per_unit, i1 = std::min(s.n, i0 + tokens_per_unit);
-      const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
-      const int64_t kv_offset = g * s.capacity * s.head_dim;
-      cpu::QueryBatch<E> batch;
-      batch.tiles = tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim);
-      batch.keys = keys + kv_offset;
-      batch.values = values + kv_offset;
-      batch.head_dim = s.head_dim;
-      batch.shared = seen.prefix[i0];
-      for (int64_t i = i0; i < i1; ++i) batch.shared = std::min(batch.shared, seen.prefix[i]);
-      batch.count = 0;
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t h = h0; h < h1; ++h) {
-          const int q = batch.count++;
-          batch.q[q] = qkv + i * s.qkv_width + h * s.head_dim;
-          batch.own[q] = cpu::AttentionKeys<E>{nullptr, nullptr, s.head_dim, seen.prefix[i], seen.rows.data() + seen.offsets[i],
-                                            seen.offsets[i + 1] - seen.offsets[i]};
-          batch.out[q] = out + i * s.heads * s.head_dim + h * s.head_dim;
-        }
-      cpu::attend_batch(batch, s.scale, scratch.data() + thread * per_thread);
+      while (unit >= offsets[r + 1]) ++r;
+      parts[r].run(unit - offsets[r], scratch.data() + thread * per_thread);
     }
   });
 }
 
-// Layer l's attention for one request of the batch: rotates its new tokens' queries and keys in
-// `qkv` (its rows), writes their keys and values to its cache (rounded to E) and the key tiles, and
-// attends into `attended` (its rows).
+// Layer l's new rows of one request of the batch: rotates its new tokens' queries and keys in
+// `qkv` (its rows), writes their keys and values to its cache (rounded to E) and, for the batched
+// kernel, the key tiles.
 template <class E>
-void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, float* qkv, float* attended, const SeenRows& seen,
-                     std::vector<float>& scratch, bool batched, int64_t tiles_from, const float* rope_cos, const float* rope_sin,
-                     int threads) {
+void write_rows(const AttentionShape& s, CpuKvStorage& cache, int64_t l, float* qkv, bool batched, int64_t tiles_from,
+                const float* rope_cos, const float* rope_sin, int threads) {
   E* keys = cache.keys<E>(l);
   E* values = cache.values<E>(l);
-  E* tiles = batched ? cache.key_tiles<E>(l) : nullptr;
   const int64_t half = s.head_dim / 2;
   cpu::parallel_rows(s.n, threads, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
@@ -172,14 +201,11 @@ void attention_layer(const AttentionShape& s, CpuKvStorage& cache, int64_t l, fl
       }
     }
   });
-  if (batched) {
-    for (int64_t g = 0; g < s.kv_heads; ++g)
-      cpu::write_key_tiles(keys + g * s.capacity * s.head_dim, s.head_dim, tiles_from, s.past + s.n,
-                           tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim));
-    attend_batched(s, qkv, keys, values, tiles, seen, attended, scratch, threads);
-  } else {
-    attend(s, qkv, keys, values, seen, attended, scratch, threads);
-  }
+  if (!batched) return;
+  E* tiles = cache.key_tiles<E>(l);
+  for (int64_t g = 0; g < s.kv_heads; ++g)
+    cpu::write_key_tiles(keys + g * s.capacity * s.head_dim, s.head_dim, tiles_from, s.past + s.n,
+                         tiles + g * cpu::key_tiles_per_head(s.capacity, s.head_dim));
 }
 
 // The final norm and lm_head over `rows` rows of the last layer's output; `normed` is scratch of
@@ -219,6 +245,7 @@ std::vector<ForwardResult> forward_cpu_kernels(const ModelConfig& cfg, const Cpu
   std::vector<int64_t> tiles_from;
   std::vector<ForwardResult> results(parts);
   const bool batched = cpu::batch_attention_supported(head_dim);
+  std::vector<KvType> kv_types;  // the batch's, each once (one for a server's requests)
   for (size_t r = 0; r < parts; ++r) {
     const ForwardPlan& plan = *batch[r].plan;
     const ForwardRequest& request = *batch[r].request;
@@ -228,6 +255,7 @@ std::vector<ForwardResult> forward_cpu_kernels(const ModelConfig& cfg, const Cpu
                                     1.0f / std::sqrt(static_cast<float>(head_dim))});
     collect_seen_rows(shapes.back(), plan.visible.data(), ws.seen[r]);
     tiles_from.push_back(std::min(batch[r].cache->key_tiles_rows(), plan.past));  // rows whose tiles are stale
+    if (std::find(kv_types.begin(), kv_types.end(), batch[r].cache->type()) == kv_types.end()) kv_types.push_back(batch[r].cache->type());
   }
   // The rows of `x` each request asked to see at `layer` (Hugging Face's hidden_states numbering).
   auto keep_hidden = [&](int layer) {
@@ -249,11 +277,28 @@ std::vector<ForwardResult> forward_cpu_kernels(const ModelConfig& cfg, const Cpu
       CpuKvStorage& cache = *batch[r].cache;
       const ForwardPlan& plan = *batch[r].plan;
       cpu::with_kv_element(cache.type(), [&](auto element) {
-        attention_layer<decltype(element)>(shapes[r], cache, l, &ws.qkv[first[r] * qkv_width], &ws.attended[first[r] * heads * head_dim],
-                                           ws.seen[r], ws.scores, batched, tiles_from[r], plan.rope_cos.data(), plan.rope_sin.data(),
-                                           threads);
+        using E = decltype(element);
+        float* qkv = &ws.qkv[first[r] * qkv_width];
+        write_rows<E>(shapes[r], cache, l, qkv, batched, tiles_from[r], plan.rope_cos.data(), plan.rope_sin.data(), threads);
+        if (!batched)
+          attend(shapes[r], qkv, cache.keys<E>(l), cache.values<E>(l), ws.seen[r], &ws.attended[first[r] * heads * head_dim], ws.scores,
+                 threads);
       });
     }
+    if (batched)
+      for (KvType type : kv_types)
+        cpu::with_kv_element(type, [&](auto element) {
+          using E = decltype(element);
+          thread_local std::vector<AttentionUnits<E>> units;
+          units.clear();
+          for (size_t r = 0; r < parts; ++r) {
+            CpuKvStorage& cache = *batch[r].cache;
+            if (cache.type() != type) continue;
+            units.emplace_back(shapes[r], &ws.qkv[first[r] * qkv_width], &ws.attended[first[r] * heads * head_dim], cache.keys<E>(l),
+                               cache.values<E>(l), cache.key_tiles<E>(l), ws.seen[r]);
+          }
+          attend_all(units, ws.unit_offsets, ws.scores, threads);
+        });
     project(ws.attended.data(), n, w.o, w.o_bias, ws.x.data(), true, threads);
 
     normalize_rows(ws.x.data(), ws.normed.data(), n, hidden, w.post_gain, eps, threads);
