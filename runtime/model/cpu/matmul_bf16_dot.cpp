@@ -224,17 +224,23 @@ const Element* round_activations(const MatmulArgs& a, int64_t row_elements, int 
   return rounded;
 }
 
-// FLOP/s of a register-only loop on this thread, best of 5 short runs (0.03-0.1 ms each).
-double loop_gflops(int64_t (*loop)(int64_t)) {
+// How many times the multiply-adds a second of `a` are those of `b`, register-only loops on this
+// thread, each the best of 16 short runs (0.03-0.1 ms each) taken in turns: a slow spell of a
+// shared machine (another process, a descheduled core) then slows both, not the one it hit.
+double loop_speed_ratio(int64_t (*a)(int64_t), int64_t (*b)(int64_t)) {
   constexpr int64_t kIterations = int64_t{1} << 13;
-  double best = 1e30;
-  int64_t flops = 0;
-  for (int run = 0; run < 5; ++run) {
+  double best_a = 1e30, best_b = 1e30;
+  int64_t flops_a = 0, flops_b = 0;
+  auto time = [](int64_t (*loop)(int64_t), int64_t& flops) {
     const auto start = std::chrono::steady_clock::now();
     flops = loop(kIterations);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (int run = 0; run < 16; ++run) {
+    best_a = std::min(best_a, time(a, flops_a));
+    best_b = std::min(best_b, time(b, flops_b));
   }
-  return static_cast<double>(flops) / best / 1e9;
+  return (static_cast<double>(flops_a) / best_a) / (static_cast<double>(flops_b) / best_b);
 }
 
 // Widened tiles from 2 rows where this CPU's cores retire at least 1.5x the multiply-adds a second
@@ -245,7 +251,7 @@ double loop_gflops(int64_t (*loop)(int64_t)) {
 // verify 4-16 tokens 1.1-1.5x faster (reports/bench/kernel-ab-bf16-widened-xeon.txt); AMD Zen 4:
 // 233 against 467, vdpbf16ps stays.
 Bf16Rows choose_rows_kernel() {
-  if (loop_gflops(f32_loop) < 1.5 * loop_gflops(bf16_dot_loop)) return Bf16Rows::Dot;
+  if (loop_speed_ratio(f32_loop, bf16_dot_loop) < 1.5) return Bf16Rows::Dot;
   const int64_t out = 40, in = 97, rows = 4;
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
