@@ -18,7 +18,7 @@
 # pair's artifact (scripts/demo.sh makes artifacts/demo-large-pair). CLIENTS and METHODS narrow a
 # run to the cells in question (more rounds where an interval is too wide to decide). STEP_LOG=FILE
 # records the default server's every step there (`specd serve --step-log`; read it with
-# scripts/step_log_summary.py).
+# scripts/step_log_summary.py). SERVE_ARGS adds options to every server (e.g. "--prefill-chunk 16").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/machine_stamp.sh
@@ -38,7 +38,7 @@ guard_ab=${GUARD_AB:-0}
 first_guard=on; [ "$guard_ab" = control ] && { first_guard=off; guard_ab=1; }  # both unguarded: what the design alone measures
 log2=$(mktemp)
 # exec: $! is then the server itself, which the trap stops
-serve() { exec "$specd" serve --artifact "$artifact" --parallel 8 --queue 8 --max-tokens 64 "$@"; }
+serve() { exec "$specd" serve --artifact "$artifact" --parallel 8 --queue 8 --max-tokens 64 ${SERVE_ARGS:-} "$@"; }
 step_log=(); [ -n "${STEP_LOG:-}" ] && step_log=(--step-log "$STEP_LOG")
 serve --port "$port" --drafting-guard $first_guard "${step_log[@]}" 2> "$log" &
 server=$!

@@ -9,7 +9,9 @@ use slows the target's forwards after it. Then, per method run alone (every requ
 the same method), how many steps held a prefill and their share of the time, and the plain steps'
 forward by how far in time the nearest prefill is: a request arriving or leaving slows the steps
 around it, and requests that finish at different times (as speculation's do) arrive apart, each
-on its own step.
+on its own step. Last, per method alone, those plain steps' forward by whether a prefill, and
+whether a step that verified drafted rows, ran in the 8 steps before (on the Intel Xeon kind a big
+forward leaves the target's next ones slower).
   scripts/step_log_summary.py FILE"""
 import bisect
 import statistics
@@ -102,3 +104,26 @@ for method, group in sorted(alone.items()):
     with_prefill = [s for s in group if s["prefill"]]
     share = sum(s["step_ms"] for s in with_prefill) / sum(s["step_ms"] for s in group)
     print(f"| {method} | {len(group)} | {len(with_prefill)} | {share:.1%} | {batch} | " + " | ".join(cells) + " |")
+
+print()
+print("Per method alone, plain steps' target forward at the method's largest batch (ms, median (steps)) by whether a prefill, and")
+print("whether a step that verified drafted rows, ran in the 8 steps before: whether big forwards slow the target's next ones")
+after = ["neither", "a prefill", "drafted rows", "both"]
+print("| method | batch | " + " | ".join(after) + " |")
+print("|---|---:|" + "---:|" * len(after))
+for method, group in sorted(alone.items()):
+    batch = max(s["batch"] for s in group)
+    cells = defaultdict(list)
+    last_prefill = last_drafted = None
+    for i, s in enumerate(steps):
+        if s["methods"].split(",")[0] == method and len(set(s["methods"].split(","))) == 1 and s["batch"] == batch and not s["prefill"] \
+                and s["plain"] and not s["model"]:
+            recent_prefill = last_prefill is not None and i - last_prefill <= 8
+            recent_drafted = last_drafted is not None and i - last_drafted <= 8
+            cells[2 * recent_drafted + recent_prefill].append(s["forward_ms"])
+        if s["prefill"]:
+            last_prefill = i
+        elif not s["plain"]:
+            last_drafted = i
+    print(f"| {method} | {batch} | " + " | ".join(f"{statistics.median(cells[n]):.2f} ({len(cells[n])})" if len(cells[n]) >= 5 else "-"
+                                                for n in range(len(after))) + " |")
