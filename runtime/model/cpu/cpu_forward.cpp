@@ -160,9 +160,9 @@ struct AttentionUnits {
   }
 };
 
-// Every request's units of one layer in one parallel loop: a loop per request woke the workers
-// once per request and layer, and 8 one-row requests took up to ~1 ms more than one request of 8
-// rows on the large demo target.
+// Every request's units of one layer in one parallel loop: a loop per request would wake the
+// workers once per request and layer, a cost a decoding step of many one-row requests pays many
+// times over.
 template <class E>
 void attend_all(const std::vector<AttentionUnits<E>>& parts, std::vector<int64_t>& offsets, std::vector<float>& scratch, int threads) {
   offsets.assign(1, 0);
