@@ -41,9 +41,8 @@
 // target forwards after the last one (counting its steps from the mix's own switch, 16 of them
 // were not enough: the plain arm looked no better than drafting, which lost to AR). That wait is
 // bounded (4 x 32 steps of a window), so that a mix whose neighbours keep a draft model busy still
-// gets windows. Each arm
-// behind still gets a window now and then, so that it can win back (the costs move as the
-// machine's load does): every `min_gap` windows at first, then, each time it
+// gets windows. Each arm behind still gets a window now and then, so that it can win back (the
+// costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
 // of t standard errors), up to `max_gap`. Explorations are what the guard costs where drafting
 // wins: at 2 clients on the AVX2 EPYC, exploring every 4 to 64 windows cost sd 6% of its

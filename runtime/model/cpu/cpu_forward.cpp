@@ -120,12 +120,11 @@ struct AttentionUnits {
   float* out;
   const E *keys, *values, *tiles;
   const SeenRows* seen;
-  int64_t heads_per_unit, head_chunks, tokens_per_unit, token_blocks;
+  int64_t group, heads_per_unit, head_chunks, tokens_per_unit, token_blocks;  // group: query heads per KV head
 
   AttentionUnits(const AttentionShape& shape, const float* qkv, float* out, const E* keys, const E* values, const E* tiles,
                  const SeenRows& seen)
-      : s(&shape), qkv(qkv), out(out), keys(keys), values(values), tiles(tiles), seen(&seen) {
-    const int64_t group = s->heads / s->kv_heads;
+      : s(&shape), qkv(qkv), out(out), keys(keys), values(values), tiles(tiles), seen(&seen), group(shape.heads / shape.kv_heads) {
     heads_per_unit = std::min<int64_t>(group, cpu::kMaxBatchQueries);
     head_chunks = (group + heads_per_unit - 1) / heads_per_unit;
     tokens_per_unit = std::max<int64_t>(1, cpu::kMaxBatchQueries / heads_per_unit);
@@ -135,7 +134,6 @@ struct AttentionUnits {
   int64_t scratch_floats() const { return cpu::batch_attention_scratch(cpu::kMaxBatchQueries, s->past + s->n, s->head_dim); }
 
   void run(int64_t unit, float* scratch) const {
-    const int64_t group = s->heads / s->kv_heads;
     const int64_t g = unit / (head_chunks * token_blocks), chunk = unit / token_blocks % head_chunks;
     const int64_t i0 = unit % token_blocks * tokens_per_unit, i1 = std::min(s->n, i0 + tokens_per_unit);
     const int64_t h0 = g * group + chunk * heads_per_unit, h1 = std::min(g * group + group, h0 + heads_per_unit);
