@@ -211,14 +211,15 @@ int run_bench(const Args& args) {
   // cache, 128 MiB here) would otherwise count in it. Same thread count as the model's kernels.
   const MachineLimits limits = measure_machine_limits(resolve_thread_count(device.threads));
   progress.step("machine limits");
-  // BF16 weights' forwards of 2 or more tokens run FMA on widened weights where that is faster
-  // (model/cpu/matmul_bf16_dot.h): their ceiling is then float32's.
-  const bool widened_rows = model->bf16_dot_products() && cpu::bf16_rows_kernel() == cpu::Bf16Rows::Widened;
-  const bool bf16_peak = model->bf16_dot_products() && !widened_rows && limits.bf16_gflops.has_value();
+  // BF16 weights' forwards run vdpbf16ps (ceiling: bench's BF16 loop), FMA on widened weights
+  // from 2 rows or AMX tiles (model/cpu/matmul_bf16_dot.h); the FMA loop is the ceiling of both
+  // (AMX's own, ~16x, is not measured).
+  const cpu::Bf16Kernel kernel = cpu::bf16_kernel();
+  const bool bf16_peak = model->bf16_dot_products() && kernel == cpu::Bf16Kernel::Dot && limits.bf16_gflops.has_value();
   const double peak_gflops = bf16_peak ? *limits.bf16_gflops : limits.f32_gflops;
   report["machine"] = limits_json(device, limits);
   report["flops_ceiling"] = bf16_peak ? "bf16" : "f32";
-  if (model->bf16_dot_products()) report["bf16_rows"] = widened_rows ? "widened" : "dot";
+  if (model->bf16_dot_products()) report["bf16_kernel"] = cpu::bf16_kernel_name(kernel);
   const ModelByteSizes sizes = byte_sizes(*model);
   add_rates(report, "decode_", decode_traffic(cfg, sizes, prompt_lengths, new_tokens), median(decode_ms_per_token), limits.read_gbps,
             peak_gflops);
@@ -243,7 +244,7 @@ int run_bench(const Args& args) {
               limits.threads, limits.read_gbps, limits.read_buffer_bytes / 1048576.0, limits.f32_gflops, limits.f32_loop.c_str());
   if (limits.bf16_gflops) std::printf("%.1f GFLOP/s\n", *limits.bf16_gflops);
   else std::printf("n/a\n");
-  if (widened_rows) std::printf("  BF16 weights: one token by BF16 dot products, 2 or more widened to F32 FMA (faster on this CPU)\n");
+  if (model->bf16_dot_products()) std::printf("  BF16 weights: %s\n", cpu::bf16_kernel_summary());
   const char* peak_name = bf16_peak ? "BF16 peak" : "F32 peak";
   std::printf("  autoregressive decode: %.3f ms/token (%.1f tokens/s), %lld new tokens after prompts of", report["decode_ms_per_token"].get<double>(),
               report["decode_tokens_per_s"].get<double>(), static_cast<long long>(new_tokens));

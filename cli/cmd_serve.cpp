@@ -99,10 +99,8 @@ int run_serve(const Args& args) {
   std::fprintf(stderr, "specd serve: measuring the forward cost of %s%s\n", model_dir.c_str(), deployment.draft ? " and its draft" : "");
   deployment.target_cost = measure_cost_curve(*files.model, 65);
   if (deployment.draft) deployment.draft_cost = measure_cost_curve(*deployment.draft, 65);
-  // Chosen by a measurement at the first forward of 2 or more rows; it sets what a drafted row costs.
-  if (files.model->bf16_dot_products())
-    std::fprintf(stderr, "specd serve: BF16 weights: forwards of 2 or more tokens by %s\n",
-                 cpu::bf16_rows_kernel() == cpu::Bf16Rows::Widened ? "F32 FMA on widened weights (faster on this CPU)" : "BF16 dot products");
+  // Chosen once per process by the CPU's instructions and a measurement; it sets what a drafted row costs.
+  if (files.model->bf16_dot_products()) std::fprintf(stderr, "specd serve: BF16 weights: %s\n", cpu::bf16_kernel_summary());
   std::string served;
   for (const MethodInfo& info : method_registry()) {
     if (info.draft == DraftModelUse::Required && !deployment.draft) continue;

@@ -4,7 +4,10 @@
 # chunk), ms for each binary given, in rounds that take turns so that a busy spell of the shared
 # machine hits every binary alike; last, each size's median over the rounds.
 #   scripts/kernel_ab.sh OLD NEW [...]   (MODELS: default the two demo targets; ROUNDS: default 5;
+#   SIZES: default 1 2 4 8 16 64;
 #   each binary is named in the output as given: give paths relative to the repository)
+#   KERNELS="dot widened amx" scripts/kernel_ab.sh build/cli/specd   (one binary under each BF16
+#   kernel, SPECD_BF16_KERNEL; named BINARY[kernel])
 # Raw output: reports/bench/kernel-ab.txt (OUT to change). Run on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,9 +16,10 @@ source scripts/lib/machine_stamp.sh
 out=${OUT:-reports/bench/kernel-ab.txt}
 rounds=${ROUNDS:-5}
 models=(${MODELS:-data/models/demo-target data/models/demo-large-target})
-sizes=(1 2 4 8 16 64)
-forward_ms() {  # the sizes' ms, space-separated
-  "$1" bench --model "$2" --threads 2 --repeats 10 --prompt-lengths 1 --new-tokens 2 --forward-sizes "${sizes[@]}" --json 2>/dev/null |
+sizes=(${SIZES:-1 2 4 8 16 64})
+kernels=(${KERNELS:-})
+forward_ms() {  # the sizes' ms, space-separated; $3: the BF16 kernel, or empty for the binary's choice
+  SPECD_BF16_KERNEL=$3 "$1" bench --model "$2" --threads 2 --repeats 10 --prompt-lengths 1 --new-tokens 2 --forward-sizes "${sizes[@]}" --json 2>/dev/null |
     node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).forward.map((f) => f.ms.toFixed(3)).join(" ")))'
 }
 tmp=$(mktemp)
@@ -26,9 +30,11 @@ trap 'rm -f "$tmp"' EXIT
   for round in $(seq "$rounds"); do
     for model in "${models[@]}"; do
       for bin in "$@"; do
-        line="$(basename "$model") $bin $(forward_ms "$bin" "$model")"
-        echo "$line" >> "$tmp"
-        echo "round $round  $line"
+        for kernel in "${kernels[@]:-}"; do
+          line="$(basename "$model") $bin${kernel:+[$kernel]} $(forward_ms "$bin" "$model" "$kernel")"
+          echo "$line" >> "$tmp"
+          echo "round $round  $line"
+        done
       done
     done
   done

@@ -1,7 +1,8 @@
 // The CPU matmul kernels against a plain triple loop: every tile shape and its leftovers (row
 // counts 1 to 17, outputs that are not a multiple of the panel width, short and odd inner sizes),
-// each weight dtype and the BF16 dot-product kernels (where the CPU has them; their widened
-// tiles against the instruction's bits), with bias and accumulation, on one and two threads.
+// each weight dtype and the BF16 kernels (where the CPU has them: dot products, widened tiles,
+// AMX tiles; each row's bits alone and among others), with bias and accumulation, on one and two
+// threads.
 #include <catch2/catch.hpp>
 #include "test_skip.h"
 #include "float_bounds.h"
@@ -74,18 +75,22 @@ Reference reference(const Problem& p, WeightType type, bool with_bias, bool accu
   return ref;
 }
 
-std::vector<float> run_kernel(const Problem& p, WeightType type, bool with_bias, bool accumulate, int threads) {
+// BF16Pairs by `kernel`; the other types by cpu::matmul.
+std::vector<float> run_kernel(const Problem& p, WeightType type, bool with_bias, bool accumulate, int threads, cpu::Bf16Kernel kernel) {
   const void* w = type == WeightType::F32 ? static_cast<const void*>(p.w_float.data()) : p.w_16.data();
   const size_t element = type == WeightType::F32 ? 4 : 2;
   std::vector<unsigned char> packed(cpu::packed_elements(type, p.out, p.in) * element);
   cpu::pack_panels(w, type, p.out, p.in, packed.data());
   std::vector<float> y = p.y_start;
-  cpu::matmul({p.x.data(), packed.data(), type, with_bias ? p.bias.data() : nullptr, y.data(), p.rows, p.in, p.out, accumulate},
-              threads);
+  const cpu::MatmulArgs args{p.x.data(), packed.data(), type, with_bias ? p.bias.data() : nullptr, y.data(), p.rows, p.in, p.out, accumulate};
+  if (type == WeightType::BF16Pairs)
+    cpu::matmul_bf16_dot(args, threads, kernel);
+  else
+    cpu::matmul(args, threads);
   return y;
 }
 
-void check_every_tile_shape(WeightType type) {
+void check_every_tile_shape(WeightType type, cpu::Bf16Kernel kernel = cpu::Bf16Kernel::Dot) {
   const int64_t rows = GENERATE(1, 2, 3, 4, 5, 7, 8, 9, 17);
   const int64_t out = GENERATE(5, 16, 40, 64, 80, 200);
   const int64_t in = GENERATE(3, 64, 97);
@@ -96,7 +101,7 @@ void check_every_tile_shape(WeightType type) {
 
   const Problem p = make_problem(type, rows, in, out, static_cast<uint32_t>(rows * 1000 + out * 10 + in));
   const Reference want = reference(p, type, with_bias, accumulate);
-  const std::vector<float> got = run_kernel(p, type, with_bias, accumulate, threads);
+  const std::vector<float> got = run_kernel(p, type, with_bias, accumulate, threads, kernel);
   // A float32 dot product of in + 2 terms (products, bias, the accumulated value) in any order,
   // products' rounding included, is within gamma_(in+2) of their magnitudes (float_bounds.h); the
   // reference rounds twice more (its double sum to float, then the accumulation): gamma_(in+4).
@@ -112,32 +117,41 @@ TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and e
   check_every_tile_shape(GENERATE(WeightType::F32, WeightType::BF16, WeightType::F16));
 }
 
-TEST_CASE("CPU BF16-pair matmul (AVX512-BF16) equals the plain product for every tile shape and epilogue") {
+TEST_CASE("CPU BF16-pair matmul (AVX512-BF16, each kernel) equals the plain product for every tile shape and epilogue") {
   if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
-  check_every_tile_shape(WeightType::BF16Pairs);
+  const auto kernel = GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened, cpu::Bf16Kernel::Amx);
+  if (!cpu::bf16_kernel_usable(kernel)) SPECD_SKIP("this CPU or build has no AMX tiles");
+  CAPTURE(cpu::bf16_kernel_name(kernel));
+  check_every_tile_shape(WeightType::BF16Pairs, kernel);
 }
 
-// Tiles of 2 or more rows may widen the weights and use FMA where that is faster (the Intel Xeon
-// kind); one row always runs vdpbf16ps, so a model's one-token and multi-token forwards agree bit
-// for bit only if the widened tiles give the instruction's bits, for every tile and its leftovers.
-TEST_CASE("CPU BF16-pair matmul: widened tiles give vdpbf16ps's bits for every tile shape and epilogue") {
+// Every BF16 kernel gives a row the same bits alone as among others (tiles of 2 or more rows
+// widened to FMA or on AMX, one row by vdpbf16ps or FMA in AMX's order): a model's one-token and
+// multi-token forwards agree only so, for every tile and its leftovers (rows past 16 and 32 span
+// AMX's row tiles; in = 97 ends in a partial tile of k-pairs).
+TEST_CASE("CPU BF16-pair matmul: every kernel gives each row the bits it has alone, for every tile shape and epilogue") {
   if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
-  const int64_t rows = GENERATE(2, 3, 5, 7, 8, 9, 13, 16, 17);
-  const int64_t out = GENERATE(5, 16, 40, 80, 200);
+  const auto kernel = GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened, cpu::Bf16Kernel::Amx);
+  if (!cpu::bf16_kernel_usable(kernel)) SPECD_SKIP("this CPU or build has no AMX tiles");
+  const int64_t rows = GENERATE(2, 3, 5, 8, 9, 16, 17, 33, 40);
+  const int64_t out = GENERATE(5, 40, 80, 200);
   const int64_t in = GENERATE(3, 64, 97);
   const bool with_bias = GENERATE(false, true);
   const bool accumulate = GENERATE(false, true);
   const int threads = GENERATE(1, 2);
-  CAPTURE(rows, out, in, with_bias, accumulate, threads);
+  CAPTURE(cpu::bf16_kernel_name(kernel), rows, out, in, with_bias, accumulate, threads);
   const Problem p = make_problem(WeightType::BF16Pairs, rows, in, out, static_cast<uint32_t>(rows * 7 + out * 3 + in));
   std::vector<uint16_t> packed(cpu::packed_elements(WeightType::BF16Pairs, out, in));
   cpu::pack_panels(p.w_16.data(), WeightType::BF16Pairs, out, in, packed.data());
-  std::vector<float> y[2] = {p.y_start, p.y_start};
-  for (int widened = 0; widened < 2; ++widened)
-    cpu::matmul_bf16_dot({p.x.data(), packed.data(), WeightType::BF16Pairs, with_bias ? p.bias.data() : nullptr, y[widened].data(),
-                          rows, in, out, accumulate},
-                         threads, widened ? cpu::Bf16Rows::Widened : cpu::Bf16Rows::Dot);
-  CHECK(std::memcmp(y[0].data(), y[1].data(), y[0].size() * sizeof(float)) == 0);
+  std::vector<float> together = p.y_start, alone = p.y_start;
+  cpu::matmul_bf16_dot({p.x.data(), packed.data(), WeightType::BF16Pairs, with_bias ? p.bias.data() : nullptr, together.data(), rows, in,
+                        out, accumulate},
+                       threads, kernel);
+  for (int64_t r = 0; r < rows; ++r)
+    cpu::matmul_bf16_dot({p.x.data() + r * in, packed.data(), WeightType::BF16Pairs, with_bias ? p.bias.data() : nullptr,
+                          alone.data() + r * out, 1, in, out, accumulate},
+                         threads, kernel);
+  CHECK(std::memcmp(together.data(), alone.data(), together.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("BF16 pair packing puts W[row, k] at (panel, k / 2, row % 16, k % 2) and pads odd k") {

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "io/half_precision.h"
+#include "model/cpu/bf16_pair_loads.h"
+#include "model/cpu/matmul_bf16_amx.h"
 #include "model/cpu/peak_loops.h"
 #include "model/cpu/spin_pool.h"
 #include "util/simd.h"
@@ -40,10 +44,6 @@ namespace {
 
 // R rows against P panels. R x P accumulators + P weight vectors + a broadcast fit AVX-512's 32
 // registers for R <= 6 with P = 4, and R = 1 with P = 8.
-// Weights are prefetched this many k-pairs (64-byte lines) ahead in each panel. A model's weights
-// stream from L3, and with 2 or more rows the tile's arithmetic no longer hides the loads: without
-// it, a 4-row tile from L3 took twice its time from L2; with it, ~1.25x.
-constexpr int64_t kPrefetchPairs = 48;
 
 // Adds the bias (and y, when accumulating) to R x P accumulators and stores them at (row, panel).
 template <int R, int P>
@@ -86,13 +86,6 @@ void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64
   store_tile<R, P>(a, acc, panel, row);
 }
 
-// Each 32-bit lane shifted left by 16: a BF16 in the low half becomes its float. (A vector shift,
-// not _mm512_slli_epi32, whose _mm512_undefined_epi32 GCC 12 warns about.)
-inline __m512i shift_up(__m512i v) {
-  using Lanes = unsigned int __attribute__((vector_size(64)));
-  return (__m512i)((Lanes)v << 16);
-}
-
 // The same tile with the weights widened to float (a shift and a mask a vector) and two FMAs per
 // pair, odd k first: vdpbf16ps adds the odd product, then the even one, each exact product rounded
 // once into the sum, so this gives its bits (choose_rows_kernel checks it on the CPU at hand;
@@ -104,19 +97,13 @@ template <int R, int P>
 void widened_tile(const MatmulArgs& a, const float* x_rounded, int64_t pairs, int64_t panel, int64_t row) {
   const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
   const int64_t panel_stride = pairs * 32;
-  const __m512i high_half = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
   __m512 acc[R][P];
   SPECD_UNROLL for (int r = 0; r < R; ++r)
     SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_ps();
   const float* x = x_rounded + row * 2 * pairs;
   for (int64_t kp = 0; kp < pairs; ++kp) {
     __m512 even[P], odd[P];
-    SPECD_UNROLL for (int p = 0; p < P; ++p) {
-      _mm_prefetch(reinterpret_cast<const char*>(w + p * panel_stride + (kp + kPrefetchPairs) * 32), _MM_HINT_T0);
-      const __m512i v = _mm512_loadu_si512(w + p * panel_stride + kp * 32);
-      even[p] = _mm512_castsi512_ps(shift_up(v));
-      odd[p] = _mm512_castsi512_ps(_mm512_and_si512(v, high_half));
-    }
+    load_widened_pairs<P>(w, panel_stride, kp, even, odd);
     SPECD_UNROLL for (int r = 0; r < R; ++r) {
       const __m512 xo = _mm512_set1_ps(x[r * 2 * pairs + 2 * kp + 1]);
       SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_fmadd_ps(xo, odd[p], acc[r][p]);
@@ -187,16 +174,17 @@ void widened_panels(const MatmulArgs& a, const float* x, int64_t pairs, int64_t 
   }
 }
 
-// x rows rounded to BF16 (nearest even) and zero-padded to whole pairs, read as 32-bit pairs.
-void round_rows(const MatmulArgs& a, int64_t pairs, int64_t first, int64_t last, uint32_t* buffer) {
+// x rows rounded to BF16 (nearest even), read as 32-bit pairs, a row every `stride` pairs, zero
+// from `in` on.
+void round_rows(const MatmulArgs& a, int64_t stride, int64_t first, int64_t last, uint32_t* buffer) {
   for (int64_t r = first; r < last; ++r) {
-    auto* out = reinterpret_cast<uint16_t*>(buffer + r * pairs);
+    auto* out = reinterpret_cast<uint16_t*>(buffer + r * stride);
     const float* x = a.x + r * a.in;
     int64_t k = 0;
     for (; k + 16 <= a.in; k += 16)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
     for (; k < a.in; ++k) out[k] = float_to_bf16(x[k]);
-    if (a.in % 2) out[a.in] = 0;
+    std::fill(out + a.in, out + 2 * stride, uint16_t{0});
   }
 }
 
@@ -243,70 +231,116 @@ double loop_speed_ratio(int64_t (*a)(int64_t), int64_t (*b)(int64_t)) {
   return (static_cast<double>(flops_a) / best_a) / (static_cast<double>(flops_b) / best_b);
 }
 
-// Widened tiles from 2 rows where this CPU's cores retire at least 1.5x the multiply-adds a second
-// by FMA as by vdpbf16ps (peak_loops.h: register-only loops, so neither the cache nor another
-// process on other cores sways the choice, as timing the kernels themselves did under ctest -j2),
-// and where they give the instruction's bits here (both kernels on one random 4-row product, odd
-// `in`). The Intel Xeon kind (Sapphire Rapids): 347 against 169 GFLOP/s, and the widened tiles
-// verify 4-16 tokens 1.1-1.5x faster (reports/bench/kernel-ab-bf16-widened-xeon.txt); AMD Zen 4:
-// 233 against 467, vdpbf16ps stays.
-Bf16Rows choose_rows_kernel() {
-  if (loop_speed_ratio(f32_loop, bf16_dot_loop) < 1.5) return Bf16Rows::Dot;
-  const int64_t out = 40, in = 97, rows = 4;
+// A random product with odd `in` and a last partial tile of 16 k-pairs, under `kernel` at 20 rows
+// (AMX: two tiles of rows) and one row at a time: whether they agree bit for bit on this CPU.
+bool rows_agree_with_one_row(Bf16Kernel kernel) {
+  const int64_t out = 40, in = 97, rows = 20;
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<uint16_t> w(out * in);
   for (auto& v : w) v = float_to_bf16(normal(rng));
-  std::vector<float> x(rows * in), bias(out), y_dot(rows * out), y_widened(rows * out);
+  std::vector<float> x(rows * in), bias(out), y_rows(rows * out), y_one(rows * out);
   for (auto& v : x) v = normal(rng);
   for (auto& v : bias) v = normal(rng);
   std::vector<uint16_t> packed(bf16_pair_elements(out, in));
   pack_bf16_pairs(w.data(), out, in, packed.data());
-  matmul_bf16_dot({x.data(), packed.data(), WeightType::BF16Pairs, bias.data(), y_dot.data(), rows, in, out, false}, 1, Bf16Rows::Dot);
-  matmul_bf16_dot({x.data(), packed.data(), WeightType::BF16Pairs, bias.data(), y_widened.data(), rows, in, out, false}, 1,
-                  Bf16Rows::Widened);
-  return std::memcmp(y_dot.data(), y_widened.data(), y_dot.size() * sizeof(float)) == 0 ? Bf16Rows::Widened : Bf16Rows::Dot;
+  matmul_bf16_dot({x.data(), packed.data(), WeightType::BF16Pairs, bias.data(), y_rows.data(), rows, in, out, false}, 1, kernel);
+  for (int64_t r = 0; r < rows; ++r)
+    matmul_bf16_dot({x.data() + r * in, packed.data(), WeightType::BF16Pairs, bias.data(), y_one.data() + r * out, 1, in, out, false}, 1,
+                    kernel);
+  return std::memcmp(y_rows.data(), y_one.data(), y_rows.size() * sizeof(float)) == 0;
+}
+
+// AMX tiles where the CPU has them and they give the one-row kernel's bits: 8 tokens cost ~1.3x
+// one where the widened tiles cost ~1.8x (reports/bench/kernel-ab-bf16-amx-xeon.txt). Otherwise
+// widened tiles from 2 rows where this CPU's cores retire at least 1.5x the multiply-adds a second
+// by FMA as by vdpbf16ps (peak_loops.h: register-only loops, so neither the cache nor another
+// process on other cores sways the choice, as timing the kernels themselves did under ctest -j2),
+// and where they give the instruction's bits here. The Intel Xeon kind (Sapphire Rapids): 347
+// against 169 GFLOP/s, and the widened tiles verify 4-16 tokens 1.1-1.5x faster than vdpbf16ps
+// (reports/bench/kernel-ab-bf16-widened-xeon.txt); AMD Zen 4: 233 against 467, vdpbf16ps stays.
+Bf16Kernel choose_kernel() {
+  const char* named = std::getenv("SPECD_BF16_KERNEL");  // an A/B of the kernels on one machine
+  if (named && *named) {
+    for (Bf16Kernel kernel : {Bf16Kernel::Dot, Bf16Kernel::Widened, Bf16Kernel::Amx})
+      if (std::strcmp(named, bf16_kernel_name(kernel)) == 0) {
+        if (!bf16_kernel_usable(kernel) || !rows_agree_with_one_row(kernel))
+          throw std::runtime_error(std::string("SPECD_BF16_KERNEL: ") + named + " cannot run here, or its rows disagree with one row");
+        return kernel;
+      }
+    throw std::runtime_error(std::string("SPECD_BF16_KERNEL: ") + named + " is none of dot, widened, amx");
+  }
+  if (amx_bf16_usable() && rows_agree_with_one_row(Bf16Kernel::Amx)) return Bf16Kernel::Amx;
+  if (loop_speed_ratio(f32_loop, bf16_dot_loop) < 1.5) return Bf16Kernel::Dot;
+  return rows_agree_with_one_row(Bf16Kernel::Widened) ? Bf16Kernel::Widened : Bf16Kernel::Dot;
 }
 
 }  // namespace
 
-Bf16Rows bf16_rows_kernel() {
-  static const Bf16Rows chosen = choose_rows_kernel();
+Bf16Kernel bf16_kernel() {
+  static const Bf16Kernel chosen = choose_kernel();
   return chosen;
 }
 
-void matmul_bf16_dot(const MatmulArgs& a, int threads) {
-  matmul_bf16_dot(a, threads, a.rows >= 2 ? bf16_rows_kernel() : Bf16Rows::Dot);
+bool bf16_kernel_usable(Bf16Kernel kernel) { return kernel != Bf16Kernel::Amx || amx_bf16_usable(); }
+
+const char* bf16_kernel_name(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::Dot: return "dot";
+    case Bf16Kernel::Widened: return "widened";
+    case Bf16Kernel::Amx: return "amx";
+  }
+  return "?";
 }
 
-void matmul_bf16_dot(const MatmulArgs& a, int threads, Bf16Rows rows_kernel) {
+const char* bf16_kernel_summary() {
+  switch (bf16_kernel()) {
+    case Bf16Kernel::Dot: return "BF16 dot products (vdpbf16ps) at every token count";
+    case Bf16Kernel::Widened: return "one token by BF16 dot products, 2 or more by F32 FMA on widened weights (faster on this CPU)";
+    case Bf16Kernel::Amx: {
+      static const std::string amx = std::to_string(kAmxOrderRows + 1) + " or more tokens by AMX tiles, 1-" + std::to_string(kAmxOrderRows) +
+                                     " by F32 FMA in the tiles' order";
+      return amx.c_str();
+    }
+  }
+  return "?";
+}
+
+void matmul_bf16_dot(const MatmulArgs& a, int threads) { matmul_bf16_dot(a, threads, bf16_kernel()); }
+
+void matmul_bf16_dot(const MatmulArgs& a, int threads, Bf16Kernel kernel) {
   const int64_t pairs = (a.in + 1) / 2;
   const int64_t panels = panel_count(a.out), block = a.rows == 1 ? 8 : 4;
   const int64_t blocks = (panels + block - 1) / block;
-  if (rows_kernel == Bf16Rows::Widened && a.rows >= 2) {
+  auto on_panels = [&](const auto& body) {
+    parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) { body(first * block, std::min(panels, last * block)); });
+  };
+  const bool amx_order = kernel == Bf16Kernel::Amx && a.rows <= kAmxOrderRows;
+  if ((kernel == Bf16Kernel::Widened && a.rows >= 2) || amx_order) {
     const float* x = round_activations<float>(a, 2 * pairs, threads, [&](int64_t first, int64_t last, float* buffer) {
       round_rows_widened(a, pairs, first, last, buffer);
     });
-    parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
-      widened_panels(a, x, pairs, first * block, std::min(panels, last * block));
-    });
-    return;
+    if (amx_order) return on_panels([&](int64_t begin, int64_t end) { amx_order_panels(a, x, pairs, begin, end); });
+    return on_panels([&](int64_t begin, int64_t end) { widened_panels(a, x, pairs, begin, end); });
   }
-  const uint32_t* x = round_activations<uint32_t>(a, pairs, threads, [&](int64_t first, int64_t last, uint32_t* buffer) {
-    round_rows(a, pairs, first, last, buffer);
+  const int64_t stride = kernel == Bf16Kernel::Amx ? amx_row_stride(pairs) : pairs;
+  const uint32_t* x = round_activations<uint32_t>(a, stride, threads, [&](int64_t first, int64_t last, uint32_t* buffer) {
+    round_rows(a, stride, first, last, buffer);
   });
-  parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) {
-    dot_panels(a, x, pairs, first * block, std::min(panels, last * block));
-  });
+  if (kernel == Bf16Kernel::Amx) return on_panels([&](int64_t begin, int64_t end) { amx_panels(a, x, pairs, begin, end); });
+  on_panels([&](int64_t begin, int64_t end) { dot_panels(a, x, pairs, begin, end); });
 }
 
 #else
 
 bool bf16_dot_supported() { return false; }
 
-Bf16Rows bf16_rows_kernel() { return Bf16Rows::Dot; }
+Bf16Kernel bf16_kernel() { return Bf16Kernel::Dot; }
+bool bf16_kernel_usable(Bf16Kernel) { return false; }
+const char* bf16_kernel_name(Bf16Kernel) { return "none"; }
+const char* bf16_kernel_summary() { return "no AVX512-BF16 kernels in this build"; }
 void matmul_bf16_dot(const MatmulArgs&, int) { throw std::logic_error("this build has no AVX512-BF16 kernels"); }
-void matmul_bf16_dot(const MatmulArgs&, int, Bf16Rows) { throw std::logic_error("this build has no AVX512-BF16 kernels"); }
+void matmul_bf16_dot(const MatmulArgs&, int, Bf16Kernel) { throw std::logic_error("this build has no AVX512-BF16 kernels"); }
 
 #endif
 

@@ -19,18 +19,25 @@ bool bf16_dot_supported();
 
 int64_t bf16_pair_elements(int64_t out, int64_t in);
 void pack_bf16_pairs(const uint16_t* w, int64_t out, int64_t in, uint16_t* packed);
-// How tiles of 2 or more rows multiply: with vdpbf16ps, or with the weights widened to float and
-// FMA, which gives the instruction's bits (matmul_bf16_dot.cpp, widened_tile) and runs faster
-// where the CPU retires more multiply-adds a cycle by FMA (the Intel Xeon kind).
-enum class Bf16Rows { Dot, Widened };
-// Widened where this CPU's FMA retires 1.5x the multiply-adds vdpbf16ps does and the widened tiles
-// match the instruction bit for bit here (checked once per process, on the first call); Dot
-// without AVX512-BF16.
-Bf16Rows bf16_rows_kernel();
+// How the product runs: vdpbf16ps at every row count (Dot); vdpbf16ps at one row and, from two,
+// FMA on the weights widened to float, which gives the instruction's bits (matmul_bf16_dot.cpp,
+// widened_tile) and runs faster where the CPU retires more multiply-adds a cycle by FMA; or AMX
+// tiles from two rows and FMA in the tiles' order at one row (matmul_bf16_amx.h). Each gives the
+// same bits at one row and at many, which a model's lossless speculation rests on; the kernels'
+// bits differ from each other.
+enum class Bf16Kernel { Dot, Widened, Amx };
+// This process's kernel, chosen on the first call: Amx where the CPU has AMX and its check passes;
+// else Widened where FMA retires 1.5x the multiply-adds vdpbf16ps does and the widened tiles match
+// the instruction bit for bit here; else Dot (Dot, unused, without AVX512-BF16).
+Bf16Kernel bf16_kernel();
+bool bf16_kernel_usable(Bf16Kernel kernel);
+const char* bf16_kernel_name(Bf16Kernel kernel);
+// bf16_kernel() in a sentence, for the tools' reports.
+const char* bf16_kernel_summary();
 
-// MatmulArgs with type BF16Pairs; x is float32 and rounded here. One row always runs vdpbf16ps;
-// 2 or more run `rows_kernel` (bf16_rows_kernel() unless named).
+// MatmulArgs with type BF16Pairs; x is float32 and rounded here. Runs `kernel` (bf16_kernel()
+// unless named).
 void matmul_bf16_dot(const MatmulArgs& args, int threads);
-void matmul_bf16_dot(const MatmulArgs& args, int threads, Bf16Rows rows_kernel);
+void matmul_bf16_dot(const MatmulArgs& args, int threads, Bf16Kernel kernel);
 
 }  // namespace specd::cpu
