@@ -45,7 +45,7 @@ void use_tiles(const TileConfig& config) {
 }
 
 // Adds the bias (and y, when accumulating) to `count` rows of 16 sums and stores them at (row,
-// panel): the same operations, in the same order, as matmul_bf16_dot.cpp's store_tile.
+// panel). The tiles and the FMA rows both end here, so their epilogues agree to the bit.
 void store_rows(const MatmulArgs& a, const float* sums, int64_t count, int64_t panel, int64_t row) {
   const int64_t col0 = panel * kPanelWidth;
   const __mmask16 mask = a.out - col0 >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (a.out - col0)) - 1);
@@ -155,59 +155,40 @@ void two_row_tiles(const MatmulArgs& a, const uint32_t* x, int64_t pairs, int64_
   }
 }
 
-// R rows against P panels, the tiles' sums by FMA: per 16 k-pairs, E and O from zero, then
-// acc + (E + O).
-// 3 R P accumulators, 2 P weight vectors and 2 broadcasts fit 32 registers for R = 1 with P = 4
-// and R <= 4 with P = 2.
-template <int R, int P>
-void amx_order_tile(const MatmulArgs& a, const float* x_rows, int64_t pairs, int64_t panel, int64_t row) {
+// One row against P panels, the tiles' sums by FMA: per 16 k-pairs, E and O from zero, then
+// acc + (E + O). 3 P accumulators, 2 P weight vectors and 2 broadcasts: P = 4.
+template <int P>
+void amx_order_row(const MatmulArgs& a, const float* x, int64_t pairs, int64_t panel) {
   const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
   const int64_t panel_stride = pairs * 32;
-  const float* x = x_rows + row * 2 * pairs;
-  __m512 acc[R][P];
-  SPECD_UNROLL for (int r = 0; r < R; ++r)
-    SPECD_UNROLL for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_ps();
+  __m512 acc[P];
+  SPECD_UNROLL for (int p = 0; p < P; ++p) acc[p] = _mm512_setzero_ps();
   for (int64_t t = 0; t < pairs; t += kTilePairs) {
-    __m512 even_sum[R][P], odd_sum[R][P];
-    SPECD_UNROLL for (int r = 0; r < R; ++r)
-      SPECD_UNROLL for (int p = 0; p < P; ++p) even_sum[r][p] = odd_sum[r][p] = _mm512_setzero_ps();
+    __m512 even_sum[P], odd_sum[P];
+    SPECD_UNROLL for (int p = 0; p < P; ++p) even_sum[p] = odd_sum[p] = _mm512_setzero_ps();
     const int64_t end = std::min(pairs, t + kTilePairs);
     for (int64_t kp = t; kp < end; ++kp) {
       __m512 even[P], odd[P];
       load_widened_pairs<P>(w, panel_stride, kp, even, odd);
-      SPECD_UNROLL for (int r = 0; r < R; ++r) {
-        const __m512 xe = _mm512_set1_ps(x[r * 2 * pairs + 2 * kp]), xo = _mm512_set1_ps(x[r * 2 * pairs + 2 * kp + 1]);
-        SPECD_UNROLL for (int p = 0; p < P; ++p) {
-          even_sum[r][p] = _mm512_fmadd_ps(xe, even[p], even_sum[r][p]);
-          odd_sum[r][p] = _mm512_fmadd_ps(xo, odd[p], odd_sum[r][p]);
-        }
+      const __m512 xe = _mm512_set1_ps(x[2 * kp]), xo = _mm512_set1_ps(x[2 * kp + 1]);
+      SPECD_UNROLL for (int p = 0; p < P; ++p) {
+        even_sum[p] = _mm512_fmadd_ps(xe, even[p], even_sum[p]);
+        odd_sum[p] = _mm512_fmadd_ps(xo, odd[p], odd_sum[p]);
       }
     }
     const bool padded = end - t < kTilePairs;  // the tile's zero padding: +0 turns a -0 sum into +0
-    SPECD_UNROLL for (int r = 0; r < R; ++r)
-      SPECD_UNROLL for (int p = 0; p < P; ++p) {
-        if (padded) {
-          even_sum[r][p] = _mm512_add_ps(even_sum[r][p], _mm512_setzero_ps());
-          odd_sum[r][p] = _mm512_add_ps(odd_sum[r][p], _mm512_setzero_ps());
-        }
-        acc[r][p] = _mm512_add_ps(acc[r][p], _mm512_add_ps(even_sum[r][p], odd_sum[r][p]));
+    SPECD_UNROLL for (int p = 0; p < P; ++p) {
+      if (padded) {
+        even_sum[p] = _mm512_add_ps(even_sum[p], _mm512_setzero_ps());
+        odd_sum[p] = _mm512_add_ps(odd_sum[p], _mm512_setzero_ps());
       }
+      acc[p] = _mm512_add_ps(acc[p], _mm512_add_ps(even_sum[p], odd_sum[p]));
+    }
   }
-  alignas(64) float sums[R * 16];
+  alignas(64) float sums[16];
   SPECD_UNROLL for (int p = 0; p < P; ++p) {
-    if ((panel + p) * kPanelWidth >= a.out) break;
-    SPECD_UNROLL for (int r = 0; r < R; ++r) _mm512_store_ps(sums + r * 16, acc[r][p]);
-    store_rows(a, sums, R, panel + p, row);
-  }
-}
-
-template <int P>
-void amx_order_rows(const MatmulArgs& a, const float* x, int64_t pairs, int64_t panel, int64_t rows) {
-  switch (rows) {
-    case 1: return amx_order_tile<1, P>(a, x, pairs, panel, 0);
-    case 2: return amx_order_tile<2, P>(a, x, pairs, panel, 0);
-    case 3: return amx_order_tile<3, P>(a, x, pairs, panel, 0);
-    default: return amx_order_tile<4, P>(a, x, pairs, panel, 0);
+    _mm512_store_ps(sums, acc[p]);
+    store_rows(a, sums, 1, panel + p, 0);
   }
 }
 
@@ -254,19 +235,17 @@ void amx_panels(const MatmulArgs& a, const uint32_t* x, int64_t pairs, int64_t b
   }
 }
 
-void amx_order_panels(const MatmulArgs& a, const float* x, int64_t pairs, int64_t begin, int64_t end) {
+void amx_order_row_panels(const MatmulArgs& a, const float* x, int64_t pairs, int64_t begin, int64_t end) {
   int64_t p = begin;
-  if (a.rows == 1)
-    for (; p + 4 <= end; p += 4) amx_order_tile<1, 4>(a, x, pairs, p, 0);
-  for (; p + 2 <= end; p += 2) amx_order_rows<2>(a, x, pairs, p, a.rows);
-  for (; p < end; ++p) amx_order_rows<1>(a, x, pairs, p, a.rows);
+  for (; p + 4 <= end; p += 4) amx_order_row<4>(a, x, pairs, p);
+  for (; p < end; ++p) amx_order_row<1>(a, x, pairs, p);
 }
 
 #else
 
 bool amx_bf16_usable() { return false; }
 void amx_panels(const MatmulArgs&, const uint32_t*, int64_t, int64_t, int64_t) { throw std::logic_error("this build has no AMX kernels"); }
-void amx_order_panels(const MatmulArgs&, const float*, int64_t, int64_t, int64_t) {
+void amx_order_row_panels(const MatmulArgs&, const float*, int64_t, int64_t, int64_t) {
   throw std::logic_error("this build has no AMX kernels");
 }
 

@@ -297,11 +297,7 @@ const char* bf16_kernel_summary() {
   switch (bf16_kernel()) {
     case Bf16Kernel::Dot: return "BF16 dot products (vdpbf16ps) at every token count";
     case Bf16Kernel::Widened: return "one token by BF16 dot products, 2 or more by F32 FMA on widened weights (faster on this CPU)";
-    case Bf16Kernel::Amx: {
-      static const std::string amx = std::to_string(kAmxOrderRows + 1) + " or more tokens by AMX tiles, 1-" + std::to_string(kAmxOrderRows) +
-                                     " by F32 FMA in the tiles' order";
-      return amx.c_str();
-    }
+    case Bf16Kernel::Amx: return "2 or more tokens by AMX tiles, one token by F32 FMA in the tiles' order";
   }
   return "?";
 }
@@ -315,12 +311,12 @@ void matmul_bf16_dot(const MatmulArgs& a, int threads, Bf16Kernel kernel) {
   auto on_panels = [&](const auto& body) {
     parallel_for(threads, blocks, [&](int64_t first, int64_t last, int) { body(first * block, std::min(panels, last * block)); });
   };
-  const bool amx_order = kernel == Bf16Kernel::Amx && a.rows <= kAmxOrderRows;
+  const bool amx_order = kernel == Bf16Kernel::Amx && a.rows == 1;
   if ((kernel == Bf16Kernel::Widened && a.rows >= 2) || amx_order) {
     const float* x = round_activations<float>(a, 2 * pairs, threads, [&](int64_t first, int64_t last, float* buffer) {
       round_rows_widened(a, pairs, first, last, buffer);
     });
-    if (amx_order) return on_panels([&](int64_t begin, int64_t end) { amx_order_panels(a, x, pairs, begin, end); });
+    if (amx_order) return on_panels([&](int64_t begin, int64_t end) { amx_order_row_panels(a, x, pairs, begin, end); });
     return on_panels([&](int64_t begin, int64_t end) { widened_panels(a, x, pairs, begin, end); });
   }
   const int64_t stride = kernel == Bf16Kernel::Amx ? amx_row_stride(pairs) : pairs;
