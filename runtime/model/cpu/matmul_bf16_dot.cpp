@@ -42,9 +42,6 @@ bool bf16_dot_supported() { return true; }
 
 namespace {
 
-// R rows against P panels. R x P accumulators + P weight vectors + a broadcast fit AVX-512's 32
-// registers for R <= 6 with P = 4, and R = 1 with P = 8.
-
 // Adds the bias (and y, when accumulating) to R x P accumulators and stores them at (row, panel).
 template <int R, int P>
 void store_tile(const MatmulArgs& a, __m512 (&acc)[R][P], int64_t panel, int64_t row) {
@@ -62,6 +59,8 @@ void store_tile(const MatmulArgs& a, __m512 (&acc)[R][P], int64_t panel, int64_t
   }
 }
 
+// R rows against P panels. R x P accumulators + P weight vectors + a broadcast fit AVX-512's 32
+// registers for R <= 6 with P = 4, and R = 1 with P = 8.
 template <int R, int P>
 void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64_t panel, int64_t row) {
   const auto* w = static_cast<const uint16_t*>(a.w) + panel * pairs * 32;
@@ -88,7 +87,7 @@ void dot_tile(const MatmulArgs& a, const uint32_t* x_pairs, int64_t pairs, int64
 
 // The same tile with the weights widened to float (a shift and a mask a vector) and two FMAs per
 // pair, odd k first: vdpbf16ps adds the odd product, then the even one, each exact product rounded
-// once into the sum, so this gives its bits (choose_rows_kernel checks it on the CPU at hand;
+// once into the sum, so this gives its bits (rows_agree_with_one_row checks it on the CPU at hand;
 // denormals, which the instruction flushes, are the exception, and activations and weights have
 // none).
 // x: the rows rounded to BF16 and widened back, 2 * pairs floats a row. R x P accumulators, 2P
