@@ -11,7 +11,9 @@ forward by how far in time the nearest prefill is: a request arriving or leaving
 around it, and requests that finish at different times (as speculation's do) arrive apart, each
 on its own step. Last, per method alone, those plain steps' forward by whether a prefill, and
 whether a step that verified drafted rows, ran in the 8 steps before (on the Intel Xeon kind a big
-forward leaves the target's next ones slower).
+forward leaves the target's next ones slower). Where the log has the batch planner's expectations
+(its last four columns), the steps it sized, by whether a draft model ran: the time and tokens it
+expected against what they took.
   scripts/step_log_summary.py FILE"""
 import bisect
 import statistics
@@ -29,14 +31,16 @@ try:
             sys.exit(f"{path}: not a specd serve step log (its first line is not the step log's header)")
         for number, line in enumerate(f, start=2):
             fields = line.rstrip("\n").split("\t")
-            if len(fields) != 10:
-                sys.exit(f"{path}:{number}: expected 10 tab-separated fields, found {len(fields)}")
+            if len(fields) != len(header):
+                sys.exit(f"{path}:{number}: expected {len(header)} tab-separated fields, found {len(fields)}")
             requests = [r.split(":") for r in fields[9].split()]
             steps.append({
                 "time_s": float(fields[0]), "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
                 "draft_ms": float(fields[6]), "forward_ms": float(fields[7]), "step_ms": float(fields[8]),
                 "methods": ",".join(sorted(r[0] for r in requests)), "batch": len(requests), "model": any(r[3] == "1" for r in requests),
                 "plain": all(r[1] == "1" for r in requests),
+                # The planner's expectation: tokens and ms as planned (0 where it did not size the step).
+                "predicted": (float(fields[10]), float(fields[11])) if len(fields) > 10 else (0.0, 0.0),
             })
 except OSError as e:
     sys.exit(f"{path}: {e.strerror}")
@@ -127,3 +131,18 @@ for method, group in sorted(alone.items()):
             last_drafted = i
     print(f"| {method} | {batch} | " + " | ".join(f"{statistics.median(cells[n]):.2f} ({len(cells[n])})" if len(cells[n]) >= 5 else "-"
                                                 for n in range(len(after))) + " |")
+
+sized = defaultdict(list)
+for s in steps:
+    if not s["prefill"] and s["predicted"][1] > 0:
+        sized[(s["methods"], s["draft_ms"] > 0)].append(s)
+if sized:
+    print()
+    print("Steps the batch planner sized: what it expected against what they took (means)")
+    print("| methods | draft model ran | steps | rows/step | expected ms | step ms | expected tokens | tokens |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for (methods, model), group in sorted(sized.items()):
+        if len(group) >= 20:
+            print(f"| {methods} | {'yes' if model else 'no'} | {len(group)} | {statistics.mean(s['rows'] for s in group):.2f} | "
+                  f"{statistics.mean(s['predicted'][1] for s in group):.2f} | {statistics.mean(s['step_ms'] for s in group):.2f} | "
+                  f"{statistics.mean(s['predicted'][0] for s in group):.2f} | {statistics.mean(s['tokens'] for s in group):.2f} |")

@@ -49,6 +49,37 @@ double LinearCost::intercept() const {
   return std::max(0.0, (s.y - slope() * s.x) / s.w);
 }
 
+void GroupLevels::observe(int32_t group, double x, double ms) {
+  Sums& s = groups_[group];
+  s = Sums{kForget * s.w + 1, kForget * s.x + x, kForget * s.y + ms};
+}
+
+double GroupLevels::at(const LinearCost& line, int32_t group, double x) const {
+  const auto it = groups_.find(group);
+  if (it == groups_.end()) return line.at(x);
+  const Sums& s = it->second;
+  const double slope = line.slope();
+  const double own = (s.y - slope * s.x) / s.w;
+  return std::max(0.0, (s.w * own + kPrior * line.intercept()) / (s.w + kPrior) + slope * x);
+}
+
+void BatchPlanner::observe_target(int32_t rows, double ms, int32_t requests) {
+  target_.observe(target_x(rows), ms);
+  if (requests > 0) target_levels_.observe(requests, target_x(rows), ms);
+}
+
+void BatchPlanner::observe_plain(int32_t rows, double ms, int32_t requests) {
+  plain_.observe(target_x(rows), ms);
+  if (requests > 0) plain_levels_.observe(requests, target_x(rows), ms);
+}
+
+double BatchPlanner::target_ms(bool draft_model, int32_t requests, int32_t rows) const {
+  const double x = target_x(rows);
+  if (draft_model) return target_levels_.at(target_, requests, x);
+  if (plain_.observations() < kWarmUp) return target_.at(x);
+  return plain_levels_.at(plain_, requests, x);
+}
+
 const LinearCost& BatchPlanner::fit(bool draft_model) const {
   return draft_model || plain_.observations() < kWarmUp ? target_ : plain_;
 }
@@ -95,11 +126,12 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
     for (size_t c = 0; c < chains.size(); ++c) level_rows += drafting[c] && chains[c].max_nodes >= level ? 1 : 0;
     if (level_rows > 0) step.ms += draft_.at(draft_x(level_rows));
   }
-  step.ms += fit(model).at(target_x(rows));
+  step.ms += target_ms(model, static_cast<int32_t>(chains.size()) + fixed.requests, rows);
   return step;
 }
 
 std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) {
+  prediction_ = Prediction{};
   if (chains.empty() || !target_.ready() || !draft_.ready()) return {};
   const std::vector<bool> all(chains.size(), true);
   int32_t longest = 0;
@@ -120,6 +152,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
     stayed_ = kForget * stayed_ + (k > 0 ? 1 : 0);
   }
   worth_ = k > 0;
+  prediction_ = Prediction{true, plain.tokens, plain.ms, plain.tokens, plain.ms};
   std::vector<Decision> decisions(chains.size());  // drafting does not pay: nothing forgone
   if (k == 0) return decisions;
   // What drafting saves each chain this step: plain steps' time for the same tokens, less the
@@ -136,7 +169,12 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
     drafting[c] = pays_catch_up(catch_up_ms, gain, chain.forgone_ms, steps_left, 1 + stays / (1 - stays));
   }
   // The chains that switch on must pay on their own.
-  const bool pays = evaluate(chains, fixed, k, drafting).rate() > plain.rate();
+  const Step switched_on = evaluate(chains, fixed, k, drafting);
+  const bool pays = switched_on.rate() > plain.rate();
+  if (pays) {
+    prediction_.tokens = switched_on.tokens;
+    prediction_.ms = switched_on.ms;
+  }
   for (size_t c = 0; c < chains.size(); ++c)
     decisions[c] = drafting[c] && pays ? Decision{k, 0} : Decision{0, chains[c].forgone_ms + gain};
   return decisions;

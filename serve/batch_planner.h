@@ -7,7 +7,8 @@
 // a CPU the first extra rows ride on the weight reads nearly free and later ones cost their
 // compute (the large demo target on a Xeon: 2, 3 and 4 rows cost 1.02, 1.14 and 1.32 of one), so
 // each fit is ms = a + b * curve(rows), the curve measured at start-up giving the shape and the
-// server's steps a and b (its per-step work besides the forward, a busier machine). For each draft
+// server's steps a and b (its per-step work besides the forward, a busier machine), and a step of
+// n requests is priced at the level of the steps of n requests (GroupLevels, below). For each draft
 // length k the planner adds up the tokens the chains are expected to commit (each request's own
 // acceptance estimates) and the other requests', over the step's time (the target's forward of
 // every row, and k levels of the draft model's forwards), and picks the k with the most tokens per
@@ -48,6 +49,7 @@
 // around them here (the kernels' spin pool shares two cores with the HTTP threads and clients),
 // but a draft length is chosen for many steps, so the fits' mean is what decides.
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -78,6 +80,27 @@ class LinearCost {
   int64_t n_ = 0;
 };
 
+// A fit's line moved to one group's level: the slope fitted on every observation, the intercept
+// from the group's own observations (decayed as the fit's), weighed against the fit's intercept as
+// kPrior observations. The planner's groups are request counts: the same rows cost more spread
+// over more requests (attention and KV work per request; after a draft model's turn, a bigger
+// forward waits longer for the weights), and where the load changes between batch sizes the lines
+// follow the last ones. The load generator's phases on the Xeon before the levels (step log
+// columns: what the planner expected; reports/bench/serve-planner-levels-xeon.txt): one sd
+// request's plain step expected at 3.78 ms took 2.27 and its drafted one 7.96 took 6.33; four csd
+// requests' plain step 5.14 took 6.20. With them, 0.92-1.09x at 1, 2, 4 and 8 requests.
+class GroupLevels {
+ public:
+  void observe(int32_t group, double x, double ms);
+  double at(const LinearCost& line, int32_t group, double x) const;
+
+ private:
+  struct Sums {
+    double w = 0, x = 0, y = 0;
+  };
+  std::map<int32_t, Sums> groups_;
+};
+
 class BatchPlanner {
  public:
   // A draft-model chain of the step: its acceptance estimates, its longest draft, and the
@@ -101,18 +124,29 @@ class BatchPlanner {
     int32_t rows = 0;
     double tokens = 0;
     double draft_ms = 0;
+    int32_t requests = 0;
+  };
+
+  // What the last choose() expected of the step it planned and of the same step undrafted, for
+  // the step log (`specd serve --step-log`): what the fits predicted beside what the step took.
+  struct Prediction {
+    bool planned = false;  // choose() sized the chains (false while the fits were not ready)
+    double tokens = 0, ms = 0;              // the step as planned: expected commits, drafting and forward
+    double plain_tokens = 0, plain_ms = 0;  // no chain drafting
   };
 
   // Every chain's draft length this step (each capped by its own max_nodes), or none while the
   // fits have too little to go on (each request's own budget decides then).
   std::vector<Decision> choose(const std::vector<Chain>& chains, const Fixed& fixed);
+  const Prediction& prediction() const { return prediction_; }
   // `load` priced by the plain steps' fit (BatchLoad::fixed_ms, scale, shape) once it is ready,
   // for the budgets of the requests the planner does not size (retrieval, trees, fallbacks).
   BatchLoad priced(BatchLoad load) const;
   // A decoding step's time but its drafting: one the planner planned in which a draft model ran,
-  // and one in which none ran (nor in the 32 forwards before it), planned or not.
-  void observe_target(int32_t rows, double ms) { target_.observe(target_x(rows), ms); }
-  void observe_plain(int32_t rows, double ms) { plain_.observe(target_x(rows), ms); }
+  // and one in which none ran (nor in the 32 forwards before it), planned or not. `requests` (the
+  // step's) prices steps of as many requests; 0 adds to the lines only.
+  void observe_target(int32_t rows, double ms, int32_t requests = 0);
+  void observe_plain(int32_t rows, double ms, int32_t requests = 0);
   void observe_draft(int32_t rows, double ms) { draft_.observe(draft_x(rows), ms); }
   // The curves measured at start-up: the fits' shapes, and their prior over the rows a batch
   // may have. Without them, the fits are lines in the rows with no prior.
@@ -129,15 +163,20 @@ class BatchPlanner {
   // The fit that prices a step's target forward: drafting steps', or plain steps' once it has
   // seen kWarmUp of them.
   const LinearCost& fit(bool draft_model) const;
+  // That fit's price of a step's target forward of `rows` over `requests` requests, at their level
+  // once the plain fit is the one pricing plain steps.
+  double target_ms(bool draft_model, int32_t requests, int32_t rows) const;
   double target_x(int32_t rows) const { return target_shape_.empty() ? rows : target_shape_.at(rows); }
   double draft_x(int32_t rows) const { return draft_shape_.empty() ? rows : draft_shape_.at(rows); }
 
   CostCurve target_shape_, draft_shape_;
   LinearCost target_, plain_, draft_;
+  GroupLevels target_levels_, plain_levels_;
   // Steps worth drafting (a draft length above 0 at the steady state) that were followed by
   // another, out of those followed by any step: decayed counts with a prior of one in two.
   double stayed_ = 1, followed_ = 2;
   bool worth_ = false;  // the last step's
+  Prediction prediction_;
 };
 
 }  // namespace specd::serve

@@ -134,6 +134,9 @@ void Scheduler::admit(std::vector<std::unique_ptr<Slot>>& slots) {
     s->chain = info && info->draft_chain;
     s->metrics.lossless = plan.policy->lossless;
     s->text = std::make_unique<OutputText>(*deployment_.tokenizer, plan.prompt, plan.stop);
+    // A draft-model chain's budget starts from what its method's last requests accepted here.
+    if (s->chain && plan.policy->budget)
+      if (const std::optional<Acceptance> start = acceptance_.start(plan.method)) plan.policy->budget->set_prior(*start);
     SpeculativeOptions options = loop_options(*plan.policy, plan.generate);
     options.record_steps = false;
     options.root_entropy = false;
@@ -240,6 +243,8 @@ void Scheduler::finish(Slot& slot, const std::string& reason) {
     record.completion_tokens = job.progress_.completion_tokens;
   }
   job.changed_.notify_all();
+  if (slot.chain && job.plan.policy && job.plan.policy->budget)
+    acceptance_.finished(job.plan.method, job.plan.policy->budget->acceptance(0), job.plan.policy->budget->evidence(0));
   // The policy (drafter, acceptor, their KV caches) goes now, not when the handler lets go.
   slot.session.reset();
   job.plan.policy.reset();
@@ -354,7 +359,12 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
   // With the guard's off arm for this mix, the chains' switch-on accounts wait (begin() plans
   // their draft model off).
   const std::vector<BatchPlanner::Decision> decisions =
-      drafting == Drafting::Planned ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms}) : std::vector<BatchPlanner::Decision>{};
+      drafting == Drafting::Planned ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms, static_cast<int32_t>(batch.size())}) : std::vector<BatchPlanner::Decision>{};
+  const BatchPlanner::Prediction predicted = drafting == Drafting::Planned ? planner_.prediction() : BatchPlanner::Prediction{};
+  step_.predicted_tokens = predicted.planned ? predicted.tokens : 0;
+  step_.predicted_ms = predicted.planned ? predicted.ms : 0;
+  step_.plain_tokens = predicted.planned ? predicted.plain_tokens : 0;
+  step_.plain_ms = predicted.planned ? predicted.plain_ms : 0;
   for (size_t c = 0; c < chains.size(); ++c) {
     Slot* slot = chains[c];
     if (!decisions.empty()) {
@@ -436,7 +446,7 @@ Scheduler::Verified Scheduler::verify(std::vector<std::unique_ptr<Slot>>& slots,
     finish(*batch[b], reasons[b]);
     drop(slots, batch[b]);
   }
-  return results.empty() ? Verified{} : Verified{rows, prefill, tokens, forward_ms};
+  return results.empty() ? Verified{} : Verified{rows, static_cast<int32_t>(requests.size()), prefill, tokens, forward_ms};
 }
 
 void Scheduler::run() {
@@ -484,8 +494,8 @@ void Scheduler::run() {
     // not the planner's choices); one in which none ran, in any arm, prices plain steps, once the
     // target has recovered from the last draft model (batch_planner.h: the two fits).
     if (verified.rows > 0 && !verified.prefill) {
-      if (draft_ms == 0 && !guard_.recovering()) planner_.observe_plain(verified.rows, step_ms);
-      if (draft_ms > 0 && arm == Drafting::Planned) planner_.observe_target(verified.rows, step_ms - draft_ms);
+      if (draft_ms == 0 && !guard_.recovering()) planner_.observe_plain(verified.rows, step_ms, verified.requests);
+      if (draft_ms > 0 && arm == Drafting::Planned) planner_.observe_target(verified.rows, step_ms - draft_ms, verified.requests);
       const BatchLoad cost = planner_.priced({});
       if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows
         const double per_row = (cost.step_ms(9) - cost.step_ms(1)) / 8;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/acceptance_history.h"
 #include "serve/batch_planner.h"
 #include "serve/deployment.h"
 #include "serve/drafting_guard.h"
@@ -101,7 +102,7 @@ class Scheduler {
   // prefill was among them, the tokens the requests committed and the forward's time (with a
   // step log, each request's part goes to step_.requests).
   struct Verified {
-    int32_t rows = 0;
+    int32_t rows = 0, requests = 0;
     bool prefill = false;
     int64_t tokens = 0;
     double forward_ms = 0;
@@ -116,6 +117,7 @@ class Scheduler {
   const int64_t prefill_chunk_;
   const bool guarded_;
   BatchPlanner planner_;  // the decoding thread's only
+  AcceptanceHistory acceptance_;  // likewise
   DraftingGuard guard_;   // likewise
   ServerMetrics& metrics_;
   StepLog* step_log_;

@@ -15,7 +15,8 @@ StepLog::StepLog(const std::string& path) : out_(path), start_s_(now_s()) {
   if (!out_) input_error("--step-log", "cannot write " + path);
   out_.setf(std::ios::fixed);
   out_.precision(4);
-  out_ << "time_s\tmix\tarm\trows\tprefill\ttokens\tdraft_ms\tforward_ms\tstep_ms\trequests (method:rows:context:model)\n";
+  out_ << "time_s\tmix\tarm\trows\tprefill\ttokens\tdraft_ms\tforward_ms\tstep_ms\trequests (method:rows:context:model)"
+          "\tpredicted_tokens\tpredicted_ms\tplain_tokens\tplain_ms\n";
   out_.flush();
 }
 
@@ -26,7 +27,7 @@ void StepLog::write(const StepRecord& step) {
     const StepRecord::Request& r = step.requests[i];
     out_ << (i ? " " : "") << r.method << ':' << r.rows << ':' << r.context << ':' << (r.model ? 1 : 0);
   }
-  out_ << '\n';
+  out_ << '\t' << step.predicted_tokens << '\t' << step.predicted_ms << '\t' << step.plain_tokens << '\t' << step.plain_ms << '\n';
   out_.flush();
 }
 

@@ -22,6 +22,9 @@ struct StepRecord {
     bool model = false;             // its draft model ran this step
   };
   std::vector<Request> requests;
+  // The batch planner's expectation of the step (BatchPlanner::Prediction): tokens and ms as
+  // planned and undrafted; all 0 where it did not plan the step.
+  double predicted_tokens = 0, predicted_ms = 0, plain_tokens = 0, plain_ms = 0;
 };
 
 class StepLog {

@@ -32,7 +32,7 @@ double CostCurve::at(int32_t n) const {
 }
 
 DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
-    : cost_(std::move(target_cost)), options_(options) {
+    : cost_(std::move(target_cost)), options_(options), prior_{options.prior_acceptance, options.prior_acceptance} {
   if (cost_.empty()) throw std::invalid_argument("draft budget: empty cost curve");
   if (!(options_.prior_acceptance > 0 && options_.prior_acceptance < 1)) throw std::invalid_argument("draft budget: prior in (0, 1)");
   if (!(options_.decay > 0 && options_.decay <= 1)) throw std::invalid_argument("draft budget: decay in (0, 1]");
@@ -44,12 +44,22 @@ void DraftBudget::reset() {
   forgone_ms_ = 0;
 }
 
+void DraftBudget::set_prior(Acceptance prior) {
+  if (!(prior.first > 0 && prior.first < 1 && prior.next > 0 && prior.next < 1)) throw std::invalid_argument("draft budget: prior in (0, 1)");
+  prior_ = prior;
+}
+
 Acceptance DraftBudget::acceptance(int32_t cls) const {
-  const double w = options_.prior_weight, prior = options_.prior_acceptance;
+  const double w = options_.prior_weight;
   const auto found = classes_.find(cls);
   const Counts counts = found == classes_.end() ? Counts{} : found->second;
-  return Acceptance{(counts.first_accepted + w * prior) / (counts.first_tried + w),
-                    (counts.next_accepted + w * prior) / (counts.next_tried + w)};
+  return Acceptance{(counts.first_accepted + w * prior_.first) / (counts.first_tried + w),
+                    (counts.next_accepted + w * prior_.next) / (counts.next_tried + w)};
+}
+
+double DraftBudget::evidence(int32_t cls) const {
+  const auto found = classes_.find(cls);
+  return found == classes_.end() ? 0 : found->second.first_tried;
 }
 
 double expected_committed(int32_t k, Acceptance a, int32_t max_depth) {

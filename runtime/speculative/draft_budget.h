@@ -139,6 +139,12 @@ class DraftBudget {
   void observe(int32_t drafted, int32_t accepted) { observe(0, drafted, accepted); }
 
   Acceptance acceptance(int32_t cls = 0) const;  // the current estimates for a class
+  // The estimates before any evidence (a1, a2; options().prior_acceptance for both until set),
+  // worth prior_weight observed tokens: a server starts a request from what its method's last
+  // requests showed (serve/acceptance_history.h). Each in (0, 1).
+  void set_prior(Acceptance prior);
+  // The evidence behind a class's estimates: its first levels tried, decayed as the counts.
+  double evidence(int32_t cls = 0) const;
   // The next steps' batch load (until set again); reset() keeps it.
   void set_batch_load(const BatchLoad& load) { load_ = load; }
   // Committed tokens a step of k drafted nodes of class `cls` is expected to give (the root's
@@ -156,6 +162,7 @@ class DraftBudget {
  private:
   CostCurve cost_;
   DraftBudgetOptions options_;
+  Acceptance prior_;
   int32_t best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const;
   std::map<int32_t, double> draft_ms_per_node_;  // learned c per class
   struct Counts {

@@ -158,3 +158,47 @@ TEST_CASE("a plain step is priced by steps without a draft model, drafting by st
   // pulls the line a little).
   CHECK(planner.priced({}).step_ms(4) == Approx(3.3).epsilon(0.03));
 }
+
+TEST_CASE("a step is priced at the level of its request count, which the other batch sizes do not move", "[serve][planner]") {
+  // The large demo target on the Xeon with AMX tiles, sd and csd in `specd serve --step-log`
+  // (docs/serving.md, Load): alone its rows are nearly free (16 rows 3.5 ms), but spread over
+  // requests and after the draft model's turn they are not. Drafted steps' target part: 1 request
+  // of 3-5 rows 3.9-4.6 ms, 2 requests of 6 rows 4.5, 4 of 8 rows 5.5, 8 of 16 rows 10.3; plain
+  // steps of 1, 2, 4 and 8 requests 2.3, 2.75, 3.5 and 5.5 ms.
+  const specd::CostCurve target({{1, 2.0}, {2, 2.05}, {4, 2.19}, {8, 2.59}, {16, 3.53}, {32, 5.6}, {64, 9.8}});
+  const specd::CostCurve draft({{1, 0.6}, {2, 0.7}, {4, 1.0}, {8, 2.35}, {32, 6.0}});
+  struct Phase {
+    int32_t requests;
+    std::vector<std::pair<int32_t, double>> drafted;  // rows, ms
+    double plain_ms;
+  };
+  const Phase eight{8, {{16, 10.3}}, 5.5};
+  const Phase others[] = {{1, {{3, 3.9}, {4, 4.6}, {5, 4.3}}, 2.3}, {2, {{6, 4.5}}, 2.75}, {4, {{8, 5.5}}, 3.5}};
+  auto run = [&](BatchPlanner& planner, const Phase& p, bool levels) {
+    for (int i = 0; i < 150; ++i) {
+      const auto& [rows, ms] = p.drafted[static_cast<size_t>(i) % p.drafted.size()];
+      planner.observe_target(rows, ms, levels ? p.requests : 0);
+      planner.observe_draft(p.requests, draft.at(p.requests));
+      planner.observe_plain(p.requests, p.plain_ms, levels ? p.requests : 0);
+    }
+  };
+  // Phases as the load generator runs them: 8 clients, then 1, 2 and 4 before 8 return.
+  BatchPlanner leveled, pooled;
+  for (BatchPlanner* planner : {&leveled, &pooled}) {
+    planner->seed(target, draft, 72);
+    run(*planner, eight, planner == &leveled);
+    for (const Phase& p : others) run(*planner, p, planner == &leveled);
+  }
+  const Acceptance good{0.9, 0.9};
+  const std::vector<BatchPlanner::Chain> eight_chains(8, BatchPlanner::Chain{good, 4, 2, 100});
+  // One token each: 15.2 tokens in 12.65 ms against 8 in 5.5 plainly.
+  CHECK(length(leveled.choose(eight_chains, {})) == 0);
+  CHECK(leveled.prediction().plain_ms == Approx(5.5).epsilon(0.05));
+  // The lines through every batch size's steps miss the eight requests' level: their plain step
+  // priced at 3.7 ms.
+  pooled.choose(eight_chains, {});
+  CHECK(pooled.prediction().plain_ms < 0.8 * 5.5);
+  // Two requests still draft at their level: 3.8 tokens in 5.2 ms against 2 in 2.75.
+  const std::vector<BatchPlanner::Chain> two_chains(2, BatchPlanner::Chain{good, 4, 2, 100});
+  CHECK(length(leveled.choose(two_chains, {})) >= 1);
+}

@@ -43,7 +43,11 @@ TEST_CASE("requests decoded side by side give what each gives alone", "[serve]")
 }
 
 TEST_CASE("a step log records every batched step: its rows, each request's part and the tokens committed", "[serve]") {
-  const Deployment d = demo_deployment();
+  Deployment d = demo_deployment();
+  // Cost curves as `specd serve` measures them at start-up: the batch planner sizes sd's chains
+  // from the first step, and the log carries its expectations.
+  d.target_cost = specd::CostCurve({{1, 1.0}, {2, 1.05}, {4, 1.2}, {8, 1.6}, {16, 2.6}});
+  d.draft_cost = specd::CostCurve({{1, 0.3}, {2, 0.32}, {4, 0.4}, {8, 0.6}, {16, 1.0}});
   ServerMetrics metrics;
   ScopedTempDir dir("step-log");
   const std::string path = dir.file("steps.tsv");
@@ -60,13 +64,13 @@ TEST_CASE("a step log records every batched step: its rows, each request's part 
   std::string line;
   REQUIRE(std::getline(in, line));
   CHECK(line.rfind("time_s\tmix\tarm\trows", 0) == 0);
-  int64_t tokens = 0, prefills = 0, steps = 0;
+  int64_t tokens = 0, prefills = 0, steps = 0, predicted = 0;
   while (std::getline(in, line)) {
     ++steps;
     std::vector<std::string> fields;
     std::stringstream split(line);
     for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
-    REQUIRE(fields.size() == 10);
+    REQUIRE(fields.size() == 14);
     CHECK((fields[2] == "planned" || fields[2] == "without-model" || fields[2] == "plain"));
     // The forward's rows are its requests' rows.
     int64_t rows = 0;
@@ -78,8 +82,13 @@ TEST_CASE("a step log records every batched step: its rows, each request's part 
     CHECK(rows == std::stoll(fields[3]));
     tokens += std::stoll(fields[5]);
     prefills += fields[4] == "1" ? 1 : 0;
+    // The planner's expectation, where it planned the step: as planned, then undrafted.
+    const double predicted_ms = std::stod(fields[11]), plain_ms = std::stod(fields[13]);
+    CHECK(((predicted_ms > 0 && plain_ms > 0) || (predicted_ms == 0 && plain_ms == 0)));
+    predicted += predicted_ms > 0 ? 1 : 0;
   }
   CHECK(steps > 3);
+  CHECK(predicted > 0);
   CHECK(prefills >= 2);  // three prompts; two admitted together prefill in one step
   // Every token but each request's first (its prefill's) is committed by a logged decoding step.
   CHECK(tokens == (completions[0] - 1) + (completions[1] - 1) + (completions[2] - 1));
@@ -166,7 +175,7 @@ TEST_CASE("the guard's arms: sam looks at both off arms, sd at the plain one onl
     std::vector<std::string> fields;
     std::stringstream split(line);
     for (std::string field; std::getline(split, field, '\t');) fields.push_back(field);
-    REQUIRE(fields.size() == 10);
+    REQUIRE(fields.size() == 14);
     if (fields[4] == "0") arms[fields[1]].insert(fields[2]);
   }
   CHECK(arms["sam"] == std::set<std::string>{"planned", "without-model", "plain"});
