@@ -152,7 +152,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
     stayed_ = kForget * stayed_ + (k > 0 ? 1 : 0);
   }
   worth_ = k > 0;
-  prediction_ = Prediction{true, plain.tokens, plain.ms, plain.tokens, plain.ms};
+  prediction_ = Prediction{plain.tokens, plain.ms, plain.tokens, plain.ms};
   std::vector<Decision> decisions(chains.size());  // drafting does not pay: nothing forgone
   if (k == 0) return decisions;
   // What drafting saves each chain this step: plain steps' time for the same tokens, less the

@@ -129,8 +129,8 @@ class BatchPlanner {
 
   // What the last choose() expected of the step it planned and of the same step undrafted, for
   // the step log (`specd serve --step-log`): what the fits predicted beside what the step took.
+  // All 0 where it did not size the chains (the fits not ready yet).
   struct Prediction {
-    bool planned = false;  // choose() sized the chains (false while the fits were not ready)
     double tokens = 0, ms = 0;              // the step as planned: expected commits, drafting and forward
     double plain_tokens = 0, plain_ms = 0;  // no chain drafting
   };

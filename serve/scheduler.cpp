@@ -361,10 +361,10 @@ std::vector<Scheduler::Slot*> Scheduler::begin_steps(std::vector<std::unique_ptr
   const std::vector<BatchPlanner::Decision> decisions =
       drafting == Drafting::Planned ? planner_.choose(plan, BatchPlanner::Fixed{load.rows, load.tokens, load.draft_ms, static_cast<int32_t>(batch.size())}) : std::vector<BatchPlanner::Decision>{};
   const BatchPlanner::Prediction predicted = drafting == Drafting::Planned ? planner_.prediction() : BatchPlanner::Prediction{};
-  step_.predicted_tokens = predicted.planned ? predicted.tokens : 0;
-  step_.predicted_ms = predicted.planned ? predicted.ms : 0;
-  step_.plain_tokens = predicted.planned ? predicted.plain_tokens : 0;
-  step_.plain_ms = predicted.planned ? predicted.plain_ms : 0;
+  step_.predicted_tokens = predicted.tokens;
+  step_.predicted_ms = predicted.ms;
+  step_.plain_tokens = predicted.plain_tokens;
+  step_.plain_ms = predicted.plain_ms;
   for (size_t c = 0; c < chains.size(); ++c) {
     Slot* slot = chains[c];
     if (!decisions.empty()) {
