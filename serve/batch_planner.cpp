@@ -63,6 +63,22 @@ double GroupLevels::at(const LinearCost& line, int32_t group, double x) const {
   return std::max(0.0, (s.w * own + kPrior * line.intercept()) / (s.w + kPrior) + slope * x);
 }
 
+void GroupMeans::observe(int32_t group, double value) {
+  auto& [w, sum] = groups_[group];
+  w = kForget * w + 1;
+  sum = kForget * sum + value;
+}
+
+double GroupMeans::at(int32_t group) const {
+  const auto it = groups_.find(group);
+  return it == groups_.end() ? 0.0 : it->second.second / (it->second.first + kPrior);
+}
+
+void BatchPlanner::observe_drafted(int32_t requests, double ms) {
+  if (priced_ms_ > 0) surprise_.observe(requests, ms - priced_ms_);
+  priced_ms_ = 0;
+}
+
 void BatchPlanner::observe_target(int32_t rows, double ms, int32_t requests) {
   target_.observe(target_x(rows), ms);
   if (requests > 0) target_levels_.observe(requests, target_x(rows), ms);
@@ -126,12 +142,15 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
     for (size_t c = 0; c < chains.size(); ++c) level_rows += drafting[c] && chains[c].max_nodes >= level ? 1 : 0;
     if (level_rows > 0) step.ms += draft_.at(draft_x(level_rows));
   }
-  step.ms += target_ms(model, static_cast<int32_t>(chains.size()) + fixed.requests, rows);
+  const int32_t requests = static_cast<int32_t>(chains.size()) + fixed.requests;
+  step.ms += target_ms(model, requests, rows);
+  if (model) step.ms += surprise_.at(requests);
   return step;
 }
 
 std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain>& chains, const Fixed& fixed) {
   prediction_ = Prediction{};
+  priced_ms_ = 0;
   if (chains.empty() || !target_.ready() || !draft_.ready()) return {};
   const std::vector<bool> all(chains.size(), true);
   int32_t longest = 0;
@@ -147,11 +166,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
       best = step;
     }
   }
-  if (worth_) {
-    followed_ = kForget * followed_ + 1;
-    stayed_ = kForget * stayed_ + (k > 0 ? 1 : 0);
-  }
-  worth_ = k > 0;
+  runs_.step(k > 0);
   prediction_ = Prediction{plain.tokens, plain.ms, plain.tokens, plain.ms};
   std::vector<Decision> decisions(chains.size());  // drafting does not pay: nothing forgone
   if (k == 0) return decisions;
@@ -160,13 +175,12 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
   // saved that much and its tokens left would save it again, or at once where the steps drafting
   // is expected to stay worth it (p / (1 - p) more) would save it.
   const double gain = (best.tokens / plain.rate() - best.ms) / static_cast<double>(chains.size());
-  const double stays = std::min(stayed_ / followed_, 0.999);
   std::vector<bool> drafting(chains.size());
   for (size_t c = 0; c < chains.size(); ++c) {
     const Chain& chain = chains[c];
     const double catch_up_ms = draft_.slope() * (draft_x(static_cast<int32_t>(chain.catch_up_rows)) - draft_x(1));
     const double steps_left = static_cast<double>(chain.remaining_tokens) / expected_committed(std::min(k, chain.max_nodes), chain.acceptance);
-    drafting[c] = pays_catch_up(catch_up_ms, gain, chain.forgone_ms, steps_left, 1 + stays / (1 - stays));
+    drafting[c] = pays_catch_up(catch_up_ms, gain, chain.forgone_ms, steps_left, runs_.expected_steps());
   }
   // The chains that switch on must pay on their own.
   const Step switched_on = evaluate(chains, fixed, k, drafting);
@@ -174,6 +188,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
   if (pays) {
     prediction_.tokens = switched_on.tokens;
     prediction_.ms = switched_on.ms;
+    priced_ms_ = switched_on.ms - surprise_.at(static_cast<int32_t>(chains.size()) + fixed.requests);
   }
   for (size_t c = 0; c < chains.size(); ++c)
     decisions[c] = drafting[c] && pays ? Decision{k, 0} : Decision{0, chains[c].forgone_ms + gain};

@@ -101,6 +101,22 @@ class GroupLevels {
   std::map<int32_t, Sums> groups_;
 };
 
+// A decayed mean per group (faded as the fits), shrunk toward 0 as if kPrior observations of 0
+// came first. The planner's groups are request counts and the values what its drafted steps took
+// beyond their price: the fits price each chain's draft-model forward at one row, where its
+// catch-up runs more, and the levels spread one slope over every batch size. On the AVX512-BF16
+// AMD EPYC, eight sd requests' drafted steps were priced at 7.50 ms and took 8.43 (15.1 tokens: 1.79
+// a ms, where their plain steps delivered 1.90), so the planner drafted at 8 clients where it lost
+// (reports/bench/serve-steps-epyc-avx512.txt).
+class GroupMeans {
+ public:
+  void observe(int32_t group, double value);
+  double at(int32_t group) const;
+
+ private:
+  std::map<int32_t, std::pair<double, double>> groups_;  // decayed weight and sum
+};
+
 class BatchPlanner {
  public:
   // A draft-model chain of the step: its acceptance estimates, its longest draft, and the
@@ -148,6 +164,9 @@ class BatchPlanner {
   void observe_target(int32_t rows, double ms, int32_t requests = 0);
   void observe_plain(int32_t rows, double ms, int32_t requests = 0);
   void observe_draft(int32_t rows, double ms) { draft_.observe(draft_x(rows), ms); }
+  // The whole time (drafting and forward) of a step of `requests` requests that the last choose()
+  // planned with drafting: its surprise against the price adds to drafted steps of as many.
+  void observe_drafted(int32_t requests, double ms);
   // The curves measured at start-up: the fits' shapes, and their prior over the rows a batch
   // may have. Without them, the fits are lines in the rows with no prior.
   void seed(const CostCurve& target, const CostCurve& draft, int32_t max_rows);
@@ -172,10 +191,9 @@ class BatchPlanner {
   CostCurve target_shape_, draft_shape_;
   LinearCost target_, plain_, draft_;
   GroupLevels target_levels_, plain_levels_;
-  // Steps worth drafting (a draft length above 0 at the steady state) that were followed by
-  // another, out of those followed by any step: decayed counts with a prior of one in two.
-  double stayed_ = 1, followed_ = 2;
-  bool worth_ = false;  // the last step's
+  GroupMeans surprise_;
+  double priced_ms_ = 0;  // the last choose()'s price of its drafted plan, before surprise_; 0: none
+  DraftingRuns runs_;  // how long drafting, once worth it, stays so (a length above 0 at the steady state)
   Prediction prediction_;
 };
 

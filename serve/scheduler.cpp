@@ -495,7 +495,10 @@ void Scheduler::run() {
     // target has recovered from the last draft model (batch_planner.h: the two fits).
     if (verified.rows > 0 && !verified.prefill) {
       if (draft_ms == 0 && !guard_.recovering()) planner_.observe_plain(verified.rows, step_ms, verified.requests);
-      if (draft_ms > 0 && arm == Drafting::Planned) planner_.observe_target(verified.rows, step_ms - draft_ms, verified.requests);
+      if (draft_ms > 0 && arm == Drafting::Planned) {
+        planner_.observe_target(verified.rows, step_ms - draft_ms, verified.requests);
+        planner_.observe_drafted(verified.requests, step_ms);
+      }
       const BatchLoad cost = planner_.priced({});
       if (cost.fixed_ms >= 0) {  // summed up as the line through 1 and 9 rows
         const double per_row = (cost.step_ms(9) - cost.step_ms(1)) / 8;

@@ -73,6 +73,20 @@ bool pays_catch_up(double catch_up_ms, double gain_ms, double forgone_ms, double
   return catch_up_ms <= forgone_ms + gain_ms || catch_up_ms <= gain_ms * std::min(steps_left, expected_steps);
 }
 
+void DraftingRuns::step(bool worth) {
+  constexpr double kForget = 0.995;  // a step's weight after each later one (~200 steps)
+  if (worth_) {
+    followed_ = kForget * followed_ + 1;
+    stayed_ = kForget * stayed_ + (worth ? 1 : 0);
+  }
+  worth_ = worth;
+}
+
+double DraftingRuns::expected_steps() const {
+  const double stays = std::min(stayed_ / followed_, 0.999);
+  return 1 + stays / (1 - stays);
+}
+
 double DraftBudget::expected_tokens(int32_t cls, int32_t k, int32_t max_depth) const {
   return expected_committed(k, acceptance(cls), max_depth);
 }
@@ -152,6 +166,7 @@ int32_t DraftBudget::nodes_for(int32_t cls, int32_t max_nodes, int32_t max_depth
 
 int32_t DraftBudget::model_nodes(int32_t max_nodes, int32_t max_depth, int64_t first_rows, int64_t remaining_tokens) {
   const int32_t k = nodes_for(0, max_nodes, max_depth);
+  runs_.step(k > 0);
   if (k == 0) {
     forgone_ms_ = 0;
     return 0;
@@ -167,7 +182,7 @@ int32_t DraftBudget::model_nodes(int32_t max_nodes, int32_t max_depth, int64_t f
   const double own = expected_committed(k, a, max_depth);
   const double gain = (load_.tokens + own) * (1 / rate(0, a, max_depth, c) - 1 / rate(k, a, max_depth, c));
   if (gain <= 0) return 0;  // a probe: a draft model is not probed across a catch-up
-  if (pays_catch_up(catch_up_ms, gain, forgone_ms_, static_cast<double>(remaining_tokens) / own)) {
+  if (pays_catch_up(catch_up_ms, gain, forgone_ms_, static_cast<double>(remaining_tokens) / own, runs_.expected_steps())) {
     forgone_ms_ = 0;
     return k;
   }

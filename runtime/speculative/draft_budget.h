@@ -70,6 +70,22 @@ double expected_committed(int32_t k, Acceptance a, int32_t max_depth = INT32_MAX
 // expected stretch cover the catch-up, never when the steps left cannot repay it.
 bool pays_catch_up(double catch_up_ms, double gain_ms, double forgone_ms, double steps_left, double expected_steps = 1);
 
+// How long drafting, once worth it, stays worth it: of the steps worth drafting (a draft length
+// above 0 before any catch-up) those followed by another, out of those followed by any step,
+// decayed counts with a prior of one in two; pays_catch_up's expected stretch follows from it.
+// A single stream (specd generate, bench) that drafts every step learns to pay a catch-up at
+// once, where ski rental alone waited out each request's prompt: on the large demo pair sd's
+// steps committed 2.44 tokens that way and 3.16 with it (docs/benchmarks.md, Methods against AR).
+class DraftingRuns {
+ public:
+  void step(bool worth);
+  double expected_steps() const;  // 1 + p / (1 - p), p the share above (at most 0.999)
+
+ private:
+  double stayed_ = 1, followed_ = 2;
+  bool worth_ = false;  // the last step's
+};
+
 struct DraftBudgetOptions {
   double prior_acceptance = 0.6;  // a1 and a2 before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
@@ -172,6 +188,7 @@ class DraftBudget {
   std::map<int32_t, Counts> classes_;
   int64_t step_ = 0;  // steps observed since reset()
   double forgone_ms_ = 0;  // model_nodes' switch-on account, since reset()
+  DraftingRuns runs_;      // model_nodes' steps, kept across requests as the costs are
   std::vector<double> observed_ms_;  // index n: running mean of verify times, 0 if none yet
   BatchLoad load_;
 };

@@ -2,6 +2,8 @@
 // nearly free (a memory-bound target) and not where each row costs what a token is worth.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "serve/batch_planner.h"
 
 using specd::Acceptance;
@@ -201,4 +203,41 @@ TEST_CASE("a step is priced at the level of its request count, which the other b
   // Two requests still draft at their level: 3.8 tokens in 5.2 ms against 2 in 2.75.
   const std::vector<BatchPlanner::Chain> two_chains(2, BatchPlanner::Chain{good, 4, 2, 100});
   CHECK(length(leveled.choose(two_chains, {})) >= 1);
+}
+
+TEST_CASE("drafted steps that take longer than priced stop drafting at their batch size, not at the others", "[serve][planner]") {
+  // The large demo target on the AVX512-BF16 EPYC (reports/bench/serve-steps-epyc-avx512.txt):
+  // eight sd requests' drafted steps were priced 0.9 ms under what they took, where drafting
+  // gained less than that over their plain steps.
+  const specd::CostCurve target({{1, 2.0}, {2, 2.05}, {4, 2.19}, {8, 2.59}, {16, 3.53}, {32, 5.6}, {64, 9.8}});
+  const specd::CostCurve draft({{1, 0.6}, {2, 0.7}, {4, 1.0}, {8, 2.35}, {32, 6.0}});
+  BatchPlanner planner;
+  planner.seed(target, draft, 72);
+  for (int i = 0; i < 150; ++i)
+    for (const auto& [requests, drafted_ms, plain_ms] : {std::tuple{8, 7.0, 5.5}, std::tuple{2, 4.5, 2.75}}) {
+      planner.observe_target(2 * requests, drafted_ms, requests);
+      planner.observe_draft(requests, draft.at(requests));
+      planner.observe_plain(requests, plain_ms, requests);
+    }
+  const Acceptance good{0.9, 0.9};
+  const std::vector<BatchPlanner::Chain> eight(8, BatchPlanner::Chain{good, 4, 2, 100}), two(2, BatchPlanner::Chain{good, 4, 2, 100});
+  REQUIRE(length(planner.choose(eight, {})) >= 1);
+  // Each drafted step takes 2 ms more than priced; the price moves toward it and drafting stops.
+  int drafted = 0;
+  for (int i = 0; i < 100; ++i) {
+    const auto decisions = planner.choose(eight, {});
+    if (length(decisions) == 0) break;
+    ++drafted;
+    planner.observe_drafted(8, planner.prediction().ms + 2.0);
+  }
+  CHECK(drafted >= 2);
+  CHECK(length(planner.choose(eight, {})) == 0);
+  // Two requests' steps took what they were priced: they still draft, at the same price as before.
+  REQUIRE(length(planner.choose(two, {})) >= 1);
+  planner.observe_drafted(2, planner.prediction().ms);
+  CHECK(length(planner.choose(two, {})) >= 1);
+  // A step the planner did not plan with drafting teaches nothing.
+  REQUIRE(length(planner.choose(eight, {})) == 0);
+  planner.observe_drafted(2, 100.0);
+  CHECK(length(planner.choose(two, {})) >= 1);
 }

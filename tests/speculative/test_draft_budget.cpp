@@ -203,13 +203,21 @@ TEST_CASE("a class whose drafts are dear (a draft model) is not probed") {
   CHECK(budget.nodes_for(7, 8) == 1);
 }
 
-TEST_CASE("a draft model behind the text drafts once the gains it forwent would have paid its catch-up") {
+namespace {
+// A draft model that accepts well and costs a tenth of a target step a token, whose catch-up of
+// 300 rows costs ~14.5 ms.
+DraftBudget catch_up_budget() {
   DraftBudgetOptions options;
   options.prior_acceptance = 0.8;
   options.probe_interval = 0;
   options.draft_ms_per_node = 0.1;
-  options.draft_cost = CostCurve({{1, 0.1}, {64, 3.2}});  // a catch-up of 300 rows: ~14.5 ms
-  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.02}, {8, 1.2}}), options);
+  options.draft_cost = CostCurve({{1, 0.1}, {64, 3.2}});
+  return DraftBudget(CostCurve({{1, 1.0}, {2, 1.02}, {8, 1.2}}), options);
+}
+}  // namespace
+
+TEST_CASE("a draft model behind the text drafts once the gains it forwent would have paid its catch-up") {
+  DraftBudget budget = catch_up_budget();
   const int32_t steady = budget.nodes_for(0, 6);
   REQUIRE(steady > 0);
   // Drafted last step (the root and one token to feed): at once.
@@ -223,6 +231,38 @@ TEST_CASE("a draft model behind the text drafts once the gains it forwent would 
   for (int i = 0; i < 50; ++i) CHECK(budget.model_nodes(6, 6, 301, 4) == 0);
   // No catch-up to run (a drafter without a draft model): nodes_for's answer.
   CHECK(budget.model_nodes(6, 6, 0, 4) == steady);
+}
+
+TEST_CASE("a stream whose drafting has stayed worth it step after step pays a catch-up at once") {
+  DraftBudget budget = catch_up_budget();
+  const int32_t steady = budget.nodes_for(0, 6);
+  REQUIRE(steady > 0);
+  // A request drafted every step (specd generate's and bench's single stream), then the next
+  // request's prompt to catch up with: its answer repays it, and drafting has stayed worth it.
+  for (int i = 0; i < 200; ++i) REQUIRE(budget.model_nodes(6, 6, 2, 500) == steady);
+  budget.reset();
+  CHECK(budget.model_nodes(6, 6, 301, 500) == steady);
+  // Not where the tokens left cannot repay it.
+  CHECK(budget.model_nodes(6, 6, 301, 4) == 0);
+}
+
+namespace {
+DraftingRuns runs_alternating(int steps) {
+  DraftingRuns runs;
+  for (int i = 0; i < steps; ++i) runs.step(i % 2 == 0);
+  return runs;
+}
+}  // namespace
+
+TEST_CASE("drafting runs: a stretch worth drafting is expected to last as long as the past ones did") {
+  DraftingRuns always, never;
+  CHECK(always.expected_steps() == Approx(2.0));  // the prior: one in two
+  for (int i = 0; i < 2000; ++i) always.step(true);
+  CHECK(always.expected_steps() > 100);
+  for (int i = 0; i < 2000; ++i) never.step(false);
+  CHECK(never.expected_steps() == Approx(2.0));  // nothing worth drafting was ever followed
+  // Worth it every other step: no stretch lasts.
+  CHECK(runs_alternating(2000).expected_steps() < 1.05);
 }
 
 TEST_CASE("acceptance in runs: a draft wrong at once or right for long is drafted long") {
