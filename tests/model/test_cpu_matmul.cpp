@@ -117,22 +117,27 @@ TEST_CASE("CPU matmul equals the plain product for every tile shape, dtype and e
   check_every_tile_shape(GENERATE(WeightType::F32, WeightType::BF16, WeightType::F16));
 }
 
-TEST_CASE("CPU BF16-pair matmul (AVX512-BF16, each kernel) equals the plain product for every tile shape and epilogue") {
+// The AMX kernel in test cases of its own: a machine without AMX skips those alone, and reports
+// the dot-product and widened kernels' cases as run.
+TEST_CASE("CPU BF16-pair matmul (AVX512-BF16: dot products and widened tiles) equals the plain product for every tile shape and epilogue") {
   if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
-  const auto kernel = GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened, cpu::Bf16Kernel::Amx);
-  if (!cpu::bf16_kernel_usable(kernel)) SPECD_SKIP("this CPU or build has no AMX tiles");
+  const auto kernel = GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened);
   CAPTURE(cpu::bf16_kernel_name(kernel));
   check_every_tile_shape(WeightType::BF16Pairs, kernel);
+}
+
+TEST_CASE("CPU BF16-pair matmul (AMX tiles) equals the plain product for every tile shape and epilogue") {
+  if (!cpu::bf16_kernel_usable(cpu::Bf16Kernel::Amx)) SPECD_SKIP("this CPU or build has no AMX tiles");
+  check_every_tile_shape(WeightType::BF16Pairs, cpu::Bf16Kernel::Amx);
 }
 
 // Every BF16 kernel gives a row the same bits alone as among others (tiles of 2 or more rows
 // widened to FMA or on AMX, one row by vdpbf16ps or FMA in AMX's order): a model's one-token and
 // multi-token forwards agree only so, for every tile and its leftovers (rows past 16 and 32 span
 // AMX's row tiles; in = 97 ends in a partial tile of k-pairs).
-TEST_CASE("CPU BF16-pair matmul: every kernel gives each row the bits it has alone, for every tile shape and epilogue") {
-  if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
-  const auto kernel = GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened, cpu::Bf16Kernel::Amx);
-  if (!cpu::bf16_kernel_usable(kernel)) SPECD_SKIP("this CPU or build has no AMX tiles");
+namespace {
+
+void check_rows_alone(cpu::Bf16Kernel kernel) {
   const int64_t rows = GENERATE(2, 3, 5, 7, 8, 9, 16, 17, 33, 40);
   const int64_t out = GENERATE(5, 40, 80, 200);
   const int64_t in = GENERATE(3, 64, 97);
@@ -152,6 +157,18 @@ TEST_CASE("CPU BF16-pair matmul: every kernel gives each row the bits it has alo
                           alone.data() + r * out, 1, in, out, accumulate},
                          threads, kernel);
   CHECK(std::memcmp(together.data(), alone.data(), together.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("CPU BF16-pair matmul (dot products and widened tiles): each row gets the bits it has alone, for every tile shape and epilogue") {
+  if (!cpu::bf16_dot_supported()) SPECD_SKIP("no AVX512-BF16 kernels in this build");
+  check_rows_alone(GENERATE(cpu::Bf16Kernel::Dot, cpu::Bf16Kernel::Widened));
+}
+
+TEST_CASE("CPU BF16-pair matmul (AMX tiles): each row gets the bits it has alone, for every tile shape and epilogue") {
+  if (!cpu::bf16_kernel_usable(cpu::Bf16Kernel::Amx)) SPECD_SKIP("this CPU or build has no AMX tiles");
+  check_rows_alone(cpu::Bf16Kernel::Amx);
 }
 
 TEST_CASE("BF16 pair packing puts W[row, k] at (panel, k / 2, row % 16, k % 2) and pads odd k") {
