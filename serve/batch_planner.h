@@ -107,7 +107,7 @@ class GroupLevels {
 // catch-up runs more, and the levels spread one slope over every batch size. On the AVX512-BF16
 // AMD EPYC, eight sd requests' drafted steps were priced at 7.50 ms and took 8.43 (15.1 tokens: 1.79
 // a ms, where their plain steps delivered 1.90), so the planner drafted at 8 clients where it lost
-// (reports/bench/serve-steps-epyc-avx512.txt).
+// (reports/bench/serve-planner-surprise-epyc.txt).
 class GroupMeans {
  public:
   void observe(int32_t group, double value);
