@@ -144,7 +144,8 @@ BatchPlanner::Step BatchPlanner::evaluate(const std::vector<Chain>& chains, cons
   }
   const int32_t requests = static_cast<int32_t>(chains.size()) + fixed.requests;
   step.ms += target_ms(model, requests, rows);
-  if (model) step.ms += surprise_.at(requests);
+  if (model) step.surprise_ms = surprise_.at(requests);
+  step.ms += step.surprise_ms;
   return step;
 }
 
@@ -188,7 +189,7 @@ std::vector<BatchPlanner::Decision> BatchPlanner::choose(const std::vector<Chain
   if (pays) {
     prediction_.tokens = switched_on.tokens;
     prediction_.ms = switched_on.ms;
-    priced_ms_ = switched_on.ms - surprise_.at(static_cast<int32_t>(chains.size()) + fixed.requests);
+    priced_ms_ = switched_on.ms - switched_on.surprise_ms;
   }
   for (size_t c = 0; c < chains.size(); ++c)
     decisions[c] = drafting[c] && pays ? Decision{k, 0} : Decision{0, chains[c].forgone_ms + gain};

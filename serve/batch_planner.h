@@ -176,6 +176,7 @@ class BatchPlanner {
   // drafting k (each capped by its max_nodes), their draft model's first forward their root alone.
   struct Step {
     double tokens = 0, ms = 0;
+    double surprise_ms = 0;  // the part of ms that is surprise_'s, not the fits' price
     double rate() const { return tokens / ms; }
   };
   Step evaluate(const std::vector<Chain>& chains, const Fixed& fixed, int32_t k, const std::vector<bool>& drafting) const;
