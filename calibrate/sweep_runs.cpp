@@ -61,9 +61,12 @@ SweepStats stats_of(const std::string& category, const MethodTally& t, const Met
 
 int64_t sweep_run_requests(const SweepSetup& setup) { return static_cast<int64_t>(setup.items.size()) * setup.repeats * 2; }
 
-SweepRun measure_sweep_run(const SweepSetup& setup, int32_t index, const MethodOptions& options, std::vector<double> values,
+SweepRun measure_sweep_run(const SweepSetup& setup, int32_t index, const MethodOptions& run_options, std::vector<double> values,
                            std::string point, Progress& progress) {
   const auto start = std::chrono::steady_clock::now();
+  MethodOptions options = run_options;
+  if (setup.target_cost) options.target_cost = setup.target_cost;
+  if (setup.draft_cost) options.draft_cost = setup.draft_cost;
   MethodContext ar_context{*setup.target, setup.draft, setup.sampling, options, setup.artifact, setup.artifact_name};
   std::map<std::string, Policy> policies;
   policies.emplace("ar", make_policy("ar", ar_context));

@@ -3,12 +3,14 @@
 // grid measured against AR over the calibration prompts with compare_methods (prompts and
 // repeats interleaved, medians), reduced to what the artifact stores per run (SweepRun).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "artifact/artifact.h"
 #include "sampling/sampler.h"
 #include "methods/method_registry.h"
+#include "speculative/draft_budget.h"
 #include "util/progress.h"
 #include "workload/workload.h"
 
@@ -28,6 +30,10 @@ struct SweepSetup {
   int repeats = 3;
   SamplingParams sampling;
   std::vector<int32_t> stop_tokens;
+  // The forward-cost curves every run's draft budget starts from, measured once (runs compare
+  // speeds; each measuring its own, the large pair's one-shot curves put t(6)/t(1) anywhere from
+  // 1.11 to 1.39 and one policy's three runs at 1.54x to 1.92x AR). Unset: each run measures.
+  std::optional<CostCurve> target_cost, draft_cost;
 };
 
 // Requests one run makes (progress steps): prompts x repeats x 2 methods.

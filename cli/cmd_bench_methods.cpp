@@ -43,12 +43,8 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 nlohmann::json cost_curve(const LlamaModel& model, int repeats) {
-  std::vector<int64_t> sizes;
-  for (int64_t n : {1, 2, 4, 8, 16, 32, 64})
-    if (64 + n <= model.context_length()) sizes.push_back(n);
-  const auto samples = time_forwards(model, 64, sizes, repeats, [] {});
   nlohmann::json curve = nlohmann::json::array();
-  for (size_t s = 0; s < sizes.size(); ++s) curve.push_back({{"tokens", sizes[s]}, {"ms", median(samples[s])}});
+  for (const auto& [tokens, ms] : timed_forward_costs(model, repeats)) curve.push_back({{"tokens", tokens}, {"ms", ms}});
   return curve;
 }
 

@@ -16,6 +16,7 @@
 #include "calibrate/sweep_runs.h"
 #include "calibrate_common.h"
 #include "commands.h"
+#include "decode/forward_cost.h"
 #include "method_options.h"
 #include "model/llama_model.h"
 #include "model_files.h"
@@ -164,6 +165,12 @@ int run_calibrate_sweep(const Args& args) {
   setup.stop_tokens = files.stop_tokens;
 
   check_sweep_plan(plan, setup);  // every point builds before anything is measured
+  if (plan.base.adaptive_budget) {  // one curve per model for every run (a context too short for it: each run measures)
+    const auto target_costs = timed_forward_costs(*files.model, 3);
+    if (!target_costs.empty()) setup.target_cost = CostCurve(target_costs);
+    const auto draft_costs = draft ? timed_forward_costs(*draft, 3) : std::vector<std::pair<int32_t, double>>{};
+    if (!draft_costs.empty()) setup.draft_cost = CostCurve(draft_costs);
+  }
   // A sweep compares its runs' speeds, so it resumes only on the machine it began on.
   nlohmann::json journal_identity = identity("sweep", artifact, provenance);
   journal_identity["machine"] = provenance.machine;

@@ -68,6 +68,16 @@ double ForwardTimer::time_ms(int64_t n) {
   return ms;
 }
 
+std::vector<std::pair<int32_t, double>> timed_forward_costs(const LlamaModel& model, int repeats) {
+  std::vector<int64_t> sizes;
+  for (int64_t n : {1, 2, 4, 8, 16, 32, 64})
+    if (64 + n <= model.context_length()) sizes.push_back(n);
+  const auto samples = time_forwards(model, 64, sizes, repeats, [] {});
+  std::vector<std::pair<int32_t, double>> costs;
+  for (size_t s = 0; s < sizes.size(); ++s) costs.emplace_back(static_cast<int32_t>(sizes[s]), median(samples[s]));
+  return costs;
+}
+
 CostCurve measure_cost_curve(const LlamaModel& model, int32_t max_tokens, int64_t prefix, int repeats) {
   std::vector<int32_t> sizes;
   for (int32_t n : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64})

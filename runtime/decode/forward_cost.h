@@ -4,6 +4,7 @@
 // all logits as verification needs, on a warm cache).
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "model/kv_cache.h"
@@ -42,6 +43,13 @@ std::vector<std::vector<double>> time_forwards(const LlamaModel& model, int64_t 
 // (a draft model's forwards among them) makes its next forwards slower, and for several of them.
 std::vector<std::vector<double>> time_after_idle(const LlamaModel& model, int64_t prefix, const std::vector<double>& gaps_ms,
                                                  int forwards, int rounds, const std::function<void()>& on_round);
+
+// The precise curve: sizes 1, 2, 4, ..., 64 (those that fit after 64 cached tokens), each the
+// median of `repeats` samples of time_forwards (~50 ms of forwards a sample; about a second for
+// the large demo target). specd bench prints it and shares it among the methods it compares, and
+// calibrate sweep among its runs, so that methods or runs compared with each other decide their
+// draft lengths from one curve.
+std::vector<std::pair<int32_t, double>> timed_forward_costs(const LlamaModel& model, int repeats);
 
 // Sizes 1, 2, 3, 4, 6, 8, 12, 16, ... up to max_tokens (and those that fit the context after
 // `prefix` cached tokens), `repeats` timed forwards each after a warm-up. A few tens of ms for the

@@ -217,6 +217,25 @@ TEST_CASE("calibrate sweep: killed with SIGKILL and resumed, it equals an uninte
   CHECK(resumed_with_runs_done >= 1);  // kills did land between finished runs
 }
 
+TEST_CASE("calibrate sweep: with the auto budget every run starts from the one cost curve measured for the sweep", "[calibrate][sweep]") {
+  // Runs compare speeds, and the budget sizes drafts from its curve: a curve timed per run made
+  // one policy's runs differ by a fifth (the large pair's csd sweep).
+  const std::string out = fresh("auto-budget");
+  CliResult r = run_cli("calibrate sweep --policy pld --grid tokens=2,4 --threads 1 --repeats 1 --target " + fixture().target +
+                        " --prompts " + fixture().prompts + " --out " + out);
+  CAPTURE(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Artifact a = read_artifact(out);
+  REQUIRE(a.sweeps.size() == 1);
+  const std::vector<SweepRun>& runs = a.sweeps[0].runs;
+  REQUIRE(runs.size() == 3);  // the base point and the two of the grid
+  REQUIRE(runs[0].cost_curve.size() >= 2);
+  for (const SweepRun& run : runs) {
+    CAPTURE(run.point);
+    CHECK(run.cost_curve == runs[0].cost_curve);
+  }
+}
+
 TEST_CASE("calibrate sweep: shards merged equal the unsharded sweep", "[calibrate][sweep]") {
   const std::string s0 = fresh("shard-0"), s1 = fresh("shard-1"), merged = fresh("merged");
   CliResult r0 = run_cli(sweep(s0, "--shard 0/2"));
