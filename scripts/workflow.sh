@@ -54,10 +54,10 @@ bench_resume() { if [ ${#resume[@]} -gt 0 ] && [ -f "$1" ]; then echo --resume; 
 
 step csd "$specd" calibrate csd --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact" "${resume[@]}"
 step sam-corpus "$specd" calibrate sam-corpus --target "$target" --draft "$draft" "${limit[@]}" --out "$artifact" "${resume[@]}"
-# ARC-Decode: the pilot's constants, then the arc policy on held-apart prompts chooses its gate
-# (the artifact's arc.theta; 2, nothing relaxed, when no theta keeps the JS contract).
+# ARC-Decode: the pilot's constants (per draft depth, and 'all'), then the arc policy on held-apart
+# prompts chooses its gate (the artifact's arc.theta; 2, nothing relaxed, when no theta keeps the JS contract).
 step arc "$specd" calibrate arc --target "$target" --draft "$draft" --max-prompts "${ARC_PROMPTS:-${CALIBRATION_PROMPTS:-0}}" \
-  --audit-per-category "${AUDIT_PROMPTS:-4}" --temperature 1 --out "$artifact" "${resume[@]}"
+  --audit-per-category "${AUDIT_PROMPTS:-4}" --temperature 1 --buckets depth --out "$artifact" "${resume[@]}"
 # Threshold sweeps over the calibration prompts: each stores its runs and chosen point in the
 # artifact; a lossy family's choice must pass its drift contract (exit 1 when no run does:
 # reported, not a failure here, and the family then deploys its defaults).
