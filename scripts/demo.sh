@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and shows specd on the large demo pair (docs/models.md): the target continuing a
-# prompt from the workload suite, then specd bench on the target and on the draft.
+# prompt from the workload suite, specd bench on the target and on the draft, the pair's artifact
+# (SAM's corpus, CSD's memory, CSD's thresholds chosen under a drift contract, not the paper's),
+# and every method against AR with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -35,9 +37,13 @@ echo
 echo "== specd calibrate csd (CSD's correction memory: rejections of standard speculative decoding, 60 prompts) =="
 "$specd" calibrate csd --target "$target" --draft "$draft" --max-prompts 60 --out "$artifact"
 echo
+echo "== specd calibrate sweep --policy csd (CSD's thresholds under the drift contract on 20 calibration prompts: the paper's lambda 6 against 24 and 96; exit 1, reported, when none keeps the text) =="
+"$specd" calibrate sweep --policy csd --target "$target" --draft "$draft" --grid lambda=24,96 --max-prompts 20 --repeats 1 \
+  --out "$artifact" || [ $? -eq 1 ]
+echo
 echo "== specd artifact verify =="
 "$specd" artifact verify "$artifact" --target "$target" --draft "$draft"
 echo
-echo "== specd bench --methods (every method against AR, 2 prompts per workload category; sam with the corpus, csd LOSSY) =="
+echo "== specd bench --methods (every method against AR, 2 prompts per workload category; sam with the corpus, csd LOSSY at the thresholds its sweep chose) =="
 "$specd" bench --model "$target" --draft "$draft" --methods sd,sd-tree,pld,sam,csd --max-prompts 2 --repeats 1 \
   --artifact "$artifact"
