@@ -30,9 +30,10 @@ struct SweepSetup {
   int repeats = 3;
   SamplingParams sampling;
   std::vector<int32_t> stop_tokens;
-  // The forward-cost curves every run's draft budget starts from, measured once (runs compare
-  // speeds; each measuring its own, the large pair's one-shot curves put t(6)/t(1) anywhere from
-  // 1.11 to 1.39 and one policy's three runs at 1.54x to 1.92x AR). Unset: each run measures.
+  // The forward-cost curves every run's draft budget starts from, timed once per process (a
+  // resumed sweep times them again). Runs compare speeds: each timing its own, the large pair's
+  // csd sweep had t(6)/t(1) anywhere from 1.12 to 1.42 and one policy's three runs at 1.54x to
+  // 1.92x AR. Unset: each run measures.
   std::optional<CostCurve> target_cost, draft_cost;
 };
 
