@@ -50,7 +50,7 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
     d.deploy = overall.contains("equal_to_ar") ? "outputs equal to AR: " + overall["equal_to_ar"].get<std::string>() : "";
     return d;
   }
-  const std::string family = method_family(method);
+  const std::string family = method_family(label_method(method));
   const double nll = number_of(overall, "nll_per_token"), ar_nll = ar ? number_of((*ar)["overall"], "nll_per_token") : NAN;
   const std::string increase = std::isnan(nll) || std::isnan(ar_nll) ? "" : strprintf("NLL/token %+.3f over AR", nll - ar_nll);
   if (family == "arc") {
@@ -73,6 +73,11 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
     return d;
   }
   const SweepCalibration* sweep = sweep_of(in.artifact, family);
+  if (label_method(method) != method) {  // a bench variant: its values were typed, not chosen
+    d.contract = "a variant: thresholds typed in --methods (not a contract)";
+    d.deploy = increase;
+    return d;
+  }
   if (!sweep || sweep->lossless) {
     d.contract = "no sweep: default or typed thresholds (not a contract)";
     d.deploy = increase;
@@ -133,6 +138,7 @@ std::vector<Block> machine_blocks(const ReportInputs& in) {
 // A sweep chooses the fastest point within its contract on the machine it ran on; deployed on
 // another machine, the contract still holds (drift does not depend on speed) but "fastest" may not.
 std::string sweep_machine_note(const ReportInputs& in, const std::string& method, const BenchFile& b) {
+  if (label_method(method) != method) return "";  // a variant's values are not the sweep's choice
   const SweepCalibration* sweep = sweep_of(in.artifact, method_family(method));
   if (!sweep || !sweep->chosen) return "";
   const json& bench_machine = b.json.value("machine", json());
@@ -176,7 +182,10 @@ Section verdict_section(const ReportInputs& in) {
       const json& lossless_map = b.json.value("lossless", json::object());
       const bool lossless = !lossless_map.contains(method) || !lossless_map[method].is_boolean() || lossless_map[method].get<bool>();
       const double speedup = number_of(overall, "speedup"), half = number_of(overall, "speedup_ci95", 0);
-      const std::string base = paper_baseline(method);
+      // The baseline the bench paired it with (a variant's: its plain method), else its paper's.
+      const json& baselines = b.json.value("baselines", json::object());
+      const std::string base = baselines.contains(method) && baselines[method].is_string() ? baselines[method].get<std::string>()
+                                                                                           : paper_baseline(method);
       const double base_speedup = !base.empty() && results.contains(base) && results[base].contains("overall")
                                       ? number_of(results[base]["overall"], "speedup")
                                       : NAN;

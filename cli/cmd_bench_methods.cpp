@@ -93,13 +93,14 @@ void print_table(const ComparisonResult& result, const std::vector<std::string>&
   bool paired = false;
   for (const auto& m : methods) paired = paired || report["results"][m]["overall"].contains("over_baseline");
   if (paired) {
-    std::printf("\nover its paper's baseline: mean over prompts of throughput / the baseline's in this run, with the\n"
-                "half-width of its 95%% interval (paired: the prompts' own spread cancels)\n");
+    std::printf("\nover its baseline (a variant's: its method as the flags set it; a policy's: its paper's baseline): mean over\n"
+                "prompts of throughput / the baseline's in this run, with the half-width of its 95%% interval (paired: the\n"
+                "prompts' own spread cancels)\n");
     for (const auto& c : result.categories)
       for (const auto& m : methods) {
         const auto& j = report["results"][m][c];
         if (!j.contains("over_baseline")) continue;
-        std::printf("%-14s %-*s over %-8s %7.2fx %6.2f\n", c.c_str(), w, m.c_str(), paper_baseline(m).c_str(),
+        std::printf("%-14s %-*s over %-*s %7.2fx %6.2f\n", c.c_str(), w, m.c_str(), w, report["baselines"][m].get<std::string>().c_str(),
                     j["over_baseline"].get<double>(), j["over_baseline_ci95"].get<double>());
       }
   }
@@ -194,7 +195,9 @@ int run_bench_methods(const Args& args) {
   bool quality = false, resume = false;
   po::options_description desc("specd bench --methods", 120, 60);
   desc.add_options()
-      ("methods", po::value(&methods_text)->required(), "comma-separated methods, listed above (ar is always measured)")
+      ("methods", po::value(&methods_text)->required(),
+       "comma-separated methods, listed above (ar is always measured); METHOD:NAME=VALUE[:NAME=VALUE...] is a variant with "
+       "parameter values of its own (sd:gamma=8), measured beside its method")
       ("model", po::value(&model_dir)->default_value(default_model_dir()), "target model directory")
       ("workloads", po::value(&workloads_dir)->default_value(data_dir() + "/workloads"), "directory of workload .jsonl files")
       ("categories", po::value(&categories_text), "comma-separated workload files to use (default: all)")
@@ -223,16 +226,33 @@ int run_bench_methods(const Args& args) {
   check_outputs({{"--json", json_path, Output::File}, {"--traces", traces_path, Output::File}, {"--save-memory", save_memory, Output::Directory}});
   const bool greedy = setup.sampling.temperature == 0.0;
 
+  // Each method by its label: a plain method's name, or a variant as typed.
+  std::map<std::string, MethodVariant> variants{{"ar", method_variant("ar", "--methods")}};
   setup.methods = {"ar"};
-  for (const auto& m : split_list(methods_text))
-    if (std::find(setup.methods.begin(), setup.methods.end(), m) == setup.methods.end()) setup.methods.push_back(method_option(m, "--methods").name);
+  for (const auto& text : split_list(methods_text)) {
+    MethodVariant variant = method_variant(text, "--methods");
+    if (variant.values.empty()) variant.label = variant.method;
+    if (variants.count(variant.label)) continue;
+    setup.methods.push_back(variant.label);
+    variants.emplace(variant.label, std::move(variant));
+  }
+  const auto info_of = [&](const std::string& m) -> const MethodInfo& { return find_method(variants.at(m).method); };
+  std::vector<std::string> registry_names;
+  for (const auto& m : setup.methods) registry_names.push_back(variants.at(m).method);
+  // Each ratio's baseline: a variant's is its plain method, a policy's its paper's baseline, when
+  // that ran too.
+  for (const auto& m : setup.methods) {
+    const MethodVariant& v = variants.at(m);
+    const std::string base = !v.values.empty() && variants.count(v.method) ? v.method : paper_baseline(v.method);
+    if (variants.count(base)) setup.baselines[m] = base;
+  }
   bool lossy = false;
-  for (const auto& m : setup.methods) lossy = lossy || !find_method(m).lossless;
+  for (const auto& m : setup.methods) lossy = lossy || !info_of(m).lossless;
   setup.quality = quality || lossy;
   // The memory --save-memory writes: the first method of the list that keeps one.
   std::string memory_method;
   for (const auto& m : setup.methods)
-    if (memory_method.empty() && find_method(m).calibration == kCsdPolicy) memory_method = m;
+    if (memory_method.empty() && info_of(m).calibration == kCsdPolicy) memory_method = m;
   if (!save_memory.empty() && memory_method.empty()) input_error("--save-memory", "needs a csd method in --methods");
   if (resume && traces_path.empty()) input_error("--resume", "needs --traces (the finished prompts are read from there)");
   if (resume && !memory_method.empty())
@@ -248,9 +268,9 @@ int run_bench_methods(const Args& args) {
   if (!traces_path.empty()) sink = std::make_unique<SqliteTraceSink>(traces_path);
 
   auto target = LlamaModel::load(model_dir, device);
-  check_tree_vocabulary(method_args, target->config().vocab_size);
+  check_tree_vocabulary(method_args.options, target->config().vocab_size);
   std::shared_ptr<const LlamaModel> draft;
-  if (uses_draft_model(setup.methods)) {
+  if (uses_draft_model(registry_names)) {
     method_args.draft_dir = draft_dir_for(method_args.draft_dir, model_dir);
     draft = LlamaModel::load(method_args.draft_dir, device);
   }
@@ -262,21 +282,23 @@ int run_bench_methods(const Args& args) {
   measuring.note(std::string("measuring the forward-cost curves of target") + (draft ? " and draft" : ""));
   const nlohmann::json target_curve = cost_curve(*target, 3);
   const nlohmann::json draft_curve = draft ? cost_curve(*draft, 3) : nlohmann::json();
-  if (method_options.adaptive_budget) {  // measured once for every method
-    method_options.target_cost = as_cost_curve(target_curve);
-    if (draft) method_options.draft_cost = as_cost_curve(draft_curve);
-  }
+  // Measured once for every method that runs the auto budget (a variant may where the flags do not).
+  method_options.target_cost = as_cost_curve(target_curve);
+  if (draft) method_options.draft_cost = as_cost_curve(draft_curve);
   std::map<std::string, Policy> policies;
   std::map<std::string, std::string> method_settings;  // what each method ran with, and where from
   std::map<std::string, nlohmann::json> method_deployed;  // the same, as values and sources
   for (const auto& m : setup.methods) {
     std::vector<ParamSetting> settings;
-    const MethodOptions deployed = deployed_options(method_args, m, artifact.get(), &settings);
+    const MethodVariant& variant = variants.at(m);
+    const MethodOptions deployed = deployed_options(method_args, variant, artifact.get(), &settings);
+    if (!variant.values.empty()) check_tree_vocabulary(deployed, target->config().vocab_size, "--methods " + m);
     if (!settings.empty()) {
       method_settings[m] = settings_text(settings);
       method_deployed[m] = settings_json(settings);
     }
-    Policy policy = make_policy(m, MethodContext{*target, draft, setup.sampling, deployed, artifact.get(), method_args.artifact_dir});
+    Policy policy =
+        make_policy(variant.method, MethodContext{*target, draft, setup.sampling, deployed, artifact.get(), method_args.artifact_dir});
     policy.root_entropy = !traces_path.empty();  // only the traces show it
     policies.emplace(m, std::move(policy));
   }
@@ -298,7 +320,7 @@ int run_bench_methods(const Args& args) {
       RunInfo info;
       info.command_line = command_line("bench", args);
       info.target_model = model_dir;
-      info.draft_model = draft && find_method(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
+      info.draft_model = draft && info_of(m).draft != DraftModelUse::None ? method_args.draft_dir : "";
       info.method = m;
       nlohmann::json run_options = options;
       if (method_settings.count(m)) {
@@ -349,7 +371,8 @@ int run_bench_methods(const Args& args) {
   report["threads"] = resolve_thread_count(device.threads);
   report["machine"] = machine;
   for (const auto& m : setup.methods) {
-    report["lossless"][m] = find_method(m).lossless;
+    report["lossless"][m] = info_of(m).lossless;
+    if (setup.baselines.count(m)) report["baselines"][m] = setup.baselines.at(m);
     if (method_settings.count(m)) report["settings"][m] = method_settings.at(m);
     for (const auto& c : result.categories) report["results"][m][c] = result.tallies.at(m).at(c).to_json(greedy, setup.quality);
     if (drafting.count(m) && !drafting.at(m).empty()) {
@@ -366,7 +389,7 @@ int run_bench_methods(const Args& args) {
   std::printf("measured on %s\n", machine_text(report["machine"]).c_str());
   std::printf("draft budget %s%s%s\n", method_args.values.at("draft-budget").c_str(), artifact ? ", artifact " : "", method_args.artifact_dir.c_str());
   for (const auto& m : setup.methods)
-    if (!find_method(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());
+    if (!info_of(m).lossless) std::printf("%s is LOSSY: its output may differ from the target's (drift and quality below)\n", m.c_str());
   for (const auto& [m, text] : method_settings) std::printf("%s settings: %s\n", m.c_str(), text.c_str());
   std::printf("forward cost on 64 cached tokens, all logits:\n");
   print_curve("target", report["target_forward_ms"]);

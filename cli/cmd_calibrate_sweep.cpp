@@ -143,7 +143,7 @@ int run_calibrate_sweep(const Args& args) {
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   if (needs_draft) m.draft_dir = draft_dir_for(m.draft_dir, a.target_dir);
   std::shared_ptr<const LlamaModel> draft = needs_draft ? LlamaModel::load(m.draft_dir, a.device) : nullptr;
-  check_tree_vocabulary(m, files.model->config().vocab_size);
+  check_tree_vocabulary(m.options, files.model->config().vocab_size);
   const std::string pair_draft = info.draft == DraftModelUse::Required ? m.draft_dir : "";
   Artifact artifact = artifact_for(a.out, a.target_dir, pair_draft);
   // A method that loads a calibration (csd's memory, sam's corpus, arc's constants) takes it from

@@ -78,7 +78,7 @@ int run_generate(const Args& args) {
   check_outputs({{"--save-memory", save_memory, Output::Directory}});
 
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
-  check_tree_vocabulary(method_args, files.model->config().vocab_size);
+  check_tree_vocabulary(method_args.options, files.model->config().vocab_size);
   bool add_special_tokens = true;
   if (vm.count("chat")) {
     const ChatTemplate chat = chat_template_of(model_dir, tokenizer_path);

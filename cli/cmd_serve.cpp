@@ -68,7 +68,7 @@ int run_serve(const Args& args) {
   serve::block_shutdown_signals();  // before the models start the CPU kernels' threads
   serve::HttpServer http(server);   // a port in use is refused before the models load
   ModelFiles files = open_model_files(model_dir, tokenizer_path, device);
-  check_tree_vocabulary(method_args, files.model->config().vocab_size);
+  check_tree_vocabulary(method_args.options, files.model->config().vocab_size);
   serve::Deployment deployment;
   deployment.model_id = vm.count("name") ? name : std::filesystem::path(model_dir).lexically_normal().filename().string();
   if (deployment.model_id.empty()) deployment.model_id = std::filesystem::path(model_dir).lexically_normal().parent_path().filename().string();

@@ -1,6 +1,7 @@
 #include "method_options.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "artifact/artifact_reader.h"
 #include "model/kv_memory.h"
@@ -23,21 +24,30 @@ void add_method_options(po::options_description& desc, MethodArgs& args) {
   }
 }
 
+namespace {
+
+// Each value is in its range; this checks how values relate. InputError naming the flag, or the
+// variant's --methods entry when `variant` is not empty.
+void check_relations(const MethodOptions& m, const std::string& variant) {
+  const auto where = [&](const char* flag) { return variant.empty() ? std::string(flag) : "--methods " + variant; };
+  if (m.pld.max_ngram < m.pld.min_ngram) input_error(where("--pld-max-ngram"), "pld max_ngram must be at least min_ngram");
+  // The tree drafter feeds the draft model top_k nodes per level below the first.
+  const int64_t most = DraftModelRunner::kTreeRows;
+  const int64_t fed = static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1);
+  if (fed > most)
+    input_error(where("--tree-top-k"), "tree top-k " + std::to_string(m.tree.top_k) + " with depth " + std::to_string(m.tree.depth) +
+                                           " feeds " + std::to_string(fed) + " tree rows to the draft model; the most a step may draft is " +
+                                           std::to_string(most) + " (lower the top-k or the depth)");
+}
+
+}  // namespace
+
 void finish_method_options(MethodArgs& args, const po::variables_map& vm) {
   for (const MethodParam& p : method_params()) {
     if (vm.count(p.flag) && !vm[p.flag].defaulted()) args.explicit_flags.insert(p.flag);
     p.set(args.options, parse_param_value(p, args.values.at(p.flag), "--" + p.flag));
   }
-  // Each value is in its range; what follows is how values relate.
-  const MethodOptions& m = args.options;
-  if (m.pld.max_ngram < m.pld.min_ngram) input_error("--pld-max-ngram", "must be at least --pld-min-ngram");
-  // The tree drafter feeds the draft model top_k nodes per level below the first.
-  const int64_t most = DraftModelRunner::kTreeRows;
-  if (static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1) > most)
-    input_error("--tree-top-k", std::to_string(m.tree.top_k) + " with --tree-depth " + std::to_string(m.tree.depth) + " feeds " +
-                                    std::to_string(static_cast<int64_t>(m.tree.top_k) * (m.tree.depth - 1)) +
-                                    " tree rows to the draft model; the most a step may draft is " + std::to_string(most) +
-                                    " (lower --tree-top-k or --tree-depth)");
+  check_relations(args.options, "");
 }
 
 MethodOptions deployed_options(const MethodArgs& args, const std::string& method, const Artifact* artifact,
@@ -48,10 +58,53 @@ MethodOptions deployed_options(const MethodArgs& args, const std::string& method
   return options;
 }
 
-void check_tree_vocabulary(const MethodArgs& args, int64_t vocab) {
-  if (args.options.tree.top_k > vocab)
-    input_error("--tree-top-k", std::to_string(args.options.tree.top_k) + " is more than the vocabulary of " + std::to_string(vocab) +
-                                    " tokens");
+MethodOptions deployed_options(const MethodArgs& args, const MethodVariant& variant, const Artifact* artifact,
+                               std::vector<ParamSetting>* settings) {
+  if (variant.values.empty()) return deployed_options(args, variant.method, artifact, settings);
+  MethodArgs own = args;
+  for (const auto& [param, value] : variant.values) {
+    param->set(own.options, value);
+    own.explicit_flags.insert(param->flag);  // typed, so the artifact's threshold does not replace it
+  }
+  check_relations(own.options, variant.label);
+  std::vector<ParamSetting> used;
+  MethodOptions options = deployed_options(own, variant.method, artifact, &used);
+  for (ParamSetting& s : used)
+    for (const auto& value : variant.values)
+      if (value.first->name == s.name) s.source = "--methods " + variant.label;
+  if (settings) *settings = std::move(used);
+  return options;
+}
+
+MethodVariant method_variant(const std::string& text, const std::string& flag) {
+  MethodVariant variant;
+  variant.label = text;
+  variant.method = method_option(label_method(text), flag).name;
+  std::stringstream in(text.substr(std::min(text.size(), variant.method.size() + 1)));
+  std::string part;
+  const std::string family = method_family(variant.method);
+  const std::string where = flag + " " + text;
+  while (std::getline(in, part, ':')) {
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0) input_error(where, "'" + part + "' is not NAME=VALUE");
+    const std::string name = part.substr(0, eq);
+    const MethodParam* param = find_param(family, name);
+    if (!param) {
+      std::string known;
+      for (const MethodParam* p : params_of(family)) known += (known.empty() ? "" : ", ") + p->name;
+      input_error(where, variant.method + " has no parameter '" + name + "' (" + (known.empty() ? "it has none" : "its parameters: " + known) + ")");
+    }
+    for (const auto& value : variant.values)
+      if (value.first == param) input_error(where, name + " is given twice");
+    variant.values.emplace_back(param, parse_param_value(*param, part.substr(eq + 1), where));
+  }
+  if (text.back() == ':') input_error(where, "ends with ':' (a variant is METHOD:NAME=VALUE[:NAME=VALUE...])");
+  return variant;
+}
+
+void check_tree_vocabulary(const MethodOptions& options, int64_t vocab, const std::string& where) {
+  if (options.tree.top_k > vocab)
+    input_error(where, "tree top-k " + std::to_string(options.tree.top_k) + " is more than the vocabulary of " + std::to_string(vocab) + " tokens");
 }
 
 void check_request_memory(const LlamaModel& target, const LlamaModel* draft, const std::vector<const Policy*>& policies,

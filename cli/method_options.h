@@ -29,6 +29,19 @@ struct MethodArgs {
   std::set<std::string> explicit_flags;
 };
 
+// A method as --methods names it: "sd", or a variant with values of its own, "sd:gamma=8" or
+// "sd-tree:tree_depth=8:draft_budget=fixed" (the parameter names `specd methods` lists), which win
+// over the flags and the artifact: one bench then measures two settings of a method side by side,
+// paired by prompt.
+struct MethodVariant {
+  std::string label;   // as typed: the name the tables, the JSON and the traces use
+  std::string method;  // the registry's name
+  std::vector<std::pair<const MethodParam*, double>> values;
+};
+// InputError naming `flag` for an unknown method, a parameter its family does not use or a value
+// out of range.
+MethodVariant method_variant(const std::string& text, const std::string& flag);
+
 // Adds --draft, --artifact and one flag per method parameter (method_params()).
 void add_method_options(po::options_description& desc, MethodArgs& args);
 // Parses and range-checks every parameter's flag (InputError naming it), then checks what relates
@@ -40,8 +53,12 @@ void finish_method_options(MethodArgs& args, const po::variables_map& vm);
 // and where it came from, for the stats line.
 MethodOptions deployed_options(const MethodArgs& args, const std::string& method, const Artifact* artifact,
                                std::vector<ParamSetting>* settings = nullptr);
-// Once the target is loaded: --tree-top-k at most its vocabulary.
-void check_tree_vocabulary(const MethodArgs& args, int64_t vocab);
+// The same for a variant: its own values win over the flags and the artifact (their source
+// "--methods LABEL"), and are checked as the flags are.
+MethodOptions deployed_options(const MethodArgs& args, const MethodVariant& variant, const Artifact* artifact,
+                               std::vector<ParamSetting>* settings = nullptr);
+// Once the target is loaded: the tree's top-k at most its vocabulary (InputError naming `where`).
+void check_tree_vocabulary(const MethodOptions& options, int64_t vocab, const std::string& where = "--tree-top-k");
 // Before decoding: the KV memory one request of a prompt and up to `max_new_tokens` new tokens
 // may take under the built policies (the target's cache with room for a step's draft, and the
 // cache of every policy's draft model) against the limit, InputError naming --max-memory otherwise.

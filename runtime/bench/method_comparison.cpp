@@ -158,7 +158,8 @@ ComparisonResult compare_methods(const LlamaModel& target, std::map<std::string,
       t.wall_ms = wall[m];
       t.speedup.add((run.tokens.size() / wall[m]) / ar_throughput);
       t.decode_speedup.add((run.tokens.size() / decode[m]) / ar_decode_throughput);
-      const std::string base = paper_baseline(m);
+      const auto named = setup.baselines.find(m);
+      const std::string base = named != setup.baselines.end() ? named->second : paper_baseline(m);
       if (first_run.count(base))
         t.over_baseline.add((run.tokens.size() / wall[m]) / (first_run.at(base).tokens.size() / wall[base]));
       const int64_t divergence = first_divergence(run.tokens, ar.tokens);

@@ -34,13 +34,16 @@ struct ComparisonSetup {
   SamplingParams sampling;
   std::vector<int32_t> stop_tokens;
   bool quality = false;              // NLL and chrF (a teacher-forced target forward per run)
+  // method -> the method its paired ratio (MethodTally::over_baseline) is against; a method not
+  // named here is against its paper's baseline (paper_baseline()).
+  std::map<std::string, std::string> baselines;
 };
 
 struct MethodTally {
   int64_t prompts = 0, tokens = 0, steps = 0, drafted = 0, accepted = 0, rescued = 0, relaxed = 0, equal_to_ar = 0;
   double wall_ms = 0;
   MeanAccumulator speedup, decode_speedup;
-  // Per prompt, the method's throughput over its paper's baseline's (paper_baseline()) in the same
+  // Per prompt, the method's throughput over its baseline's (ComparisonSetup::baselines) in the same
   // run: a paired ratio, whose interval excludes the prompts' spread that both share. Empty when
   // the baseline did not run.
   MeanAccumulator over_baseline;

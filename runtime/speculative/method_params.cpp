@@ -231,6 +231,8 @@ std::string method_family(const std::string& method) {
   return info.family.empty() ? info.name : info.family;
 }
 
+std::string label_method(const std::string& label) { return label.substr(0, label.find(':')); }
+
 double parse_param_value(const MethodParam& param, const std::string& text, const std::string& where) {
   if (!param.choices.empty()) {
     for (size_t i = 0; i < param.choices.size(); ++i)

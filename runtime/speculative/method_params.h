@@ -63,6 +63,9 @@ const MethodParam* find_param(const std::string& family, const std::string& name
 const MethodParam* find_flag(const std::string& flag);
 // "respec" for respec-no-ema; the registry's family of a method (its own name for most).
 std::string method_family(const std::string& method);
+// The method a bench label names: "sd" for the variant "sd:gamma=8" (specd bench --methods
+// METHOD:NAME=VALUE...), the label itself for a plain method.
+std::string label_method(const std::string& label);
 
 // A value as typed (a number, or one of the choices): InputError naming `where` when it is not
 // one, is not whole for an integer parameter, is not finite or is outside the parameter's range.

@@ -88,6 +88,27 @@ TEST_CASE("report verdict: speed over AR and the baseline, the contract, deploy 
     CHECK(row["over_baseline_low"].get<double>() == Approx(1.06));
     CHECK(row["over_baseline_high"].get<double>() == Approx(1.14));
   }
+  SECTION("a variant of a method: against the baseline the bench paired it with, its plain method") {
+    in.bench[0].json["lossless"]["csd:lambda=24"] = false;
+    in.bench[0].json["results"]["csd:lambda=24"] = overall(1.56, 0.10, 2.01, "18/20", 0.9);
+    in.bench[0].json["results"]["csd:lambda=24"]["overall"]["over_baseline"] = 1.04;
+    in.bench[0].json["results"]["csd:lambda=24"]["overall"]["over_baseline_ci95"] = 0.02;
+    in.bench[0].json["baselines"] = {{"csd", "sd"}, {"csd:lambda=24", "csd"}};
+    const Section with_variant = verdict_section(in);
+    const Table& rows = verdict_table(with_variant);
+    REQUIRE(rows.rows.size() == 3);
+    for (const json& row : rows.rows) {
+      if (row["method"] == "csd") CHECK(row["baseline"] == "sd");
+      if (row["method"] != "csd:lambda=24") continue;
+      CHECK(row["baseline"] == "csd");
+      CHECK(row["baseline_speedup"].get<double>() == Approx(1.50));
+      CHECK(row["over_baseline"].get<double>() == Approx(1.04));
+      CHECK(row["over_baseline_low"].get<double>() == Approx(1.02));
+      CHECK(row["contract"] == "a variant: thresholds typed in --methods (not a contract)");
+      CHECK(row["deploy"] == "NLL/token +0.010 over AR");
+      CHECK(row["command"].get<std::string>().find("specd bench --methods csd,csd:lambda=24 ") == 0);
+    }
+  }
   SECTION("outside the contract at deploy, and slower than AR") {
     in.bench[0].json["results"]["csd"] = overall(0.80, 0.05, 2.10, "10/20", 0.5);
     s = verdict_section(in);

@@ -308,12 +308,23 @@ TEST_CASE("specd bench --methods compares every method with AR and its traces re
   require_one_line_error(run_cli("bench --methods pld --model " + target + " --workloads " + workloads), "broken.jsonl:1");
 }
 
-TEST_CASE("specd bench prints and reports the drafting statistics of methods that trace them", "[cli][bench][adapld]") {
-  std::string target = model_with_tokenizer("cli-bench-drafting-target");
-  std::string workloads = test::fixture_dir("cli-bench-drafting-workloads");
+namespace {
+
+// A fresh workloads directory with one code-editing prompt that repeats itself (retrieval
+// drafters find matches in it).
+std::string repeating_workloads(const std::string& name) {
+  std::string workloads = test::fixture_dir(name);
   write_text(workloads + "/code_editing.jsonl",
              "{\"id\": \"ce-1\", \"category\": \"code_editing\", \"prompt\": \"def the thing def the thing x = y + 1\", "
              "\"max_new_tokens\": 24}\n");
+  return workloads;
+}
+
+}  // namespace
+
+TEST_CASE("specd bench prints and reports the drafting statistics of methods that trace them", "[cli][bench][adapld]") {
+  std::string target = model_with_tokenizer("cli-bench-drafting-target");
+  std::string workloads = repeating_workloads("cli-bench-drafting-workloads");
   std::string json = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-drafting.json";
   CliResult r = run_cli("bench --methods pld,adapld --model " + target + " --workloads " + workloads + " --max-prompts 1 --repeats 1 --json " + json);
   CAPTURE(r.out, r.err);
@@ -338,6 +349,54 @@ TEST_CASE("specd bench prints and reports the drafting statistics of methods tha
   CHECK(retrieval == adapld["steps"].get<int64_t>());  // one retrieval outcome and one reuse kind per step
   CHECK(reuse == adapld["steps"].get<int64_t>());
   CHECK(lengths == adapld["reuse_steps"].get<int64_t>());
+}
+
+TEST_CASE("specd bench measures a variant of a method beside the method, paired by prompt", "[cli][bench]") {
+  std::string target = model_with_tokenizer("cli-bench-variant-target");
+  std::string workloads = repeating_workloads("cli-bench-variant-workloads");
+  std::string json = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-variant.json";
+  std::string traces = std::string(SPECD_BINARY_DIR) + "/test-fixtures/cli-bench-variant.sqlite";
+  std::filesystem::remove(traces);
+  const std::string variant = "pld:tokens=2:draft_budget=fixed";
+  CliResult r = run_cli("bench --methods pld," + variant + " --model " + target + " --workloads " + workloads +
+                        " --max-prompts 1 --repeats 1 --json " + json + " --traces " + traces);
+  CAPTURE(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(" " + variant + " ") != std::string::npos);
+  CHECK(r.out.find(variant + " over pld ") != std::string::npos);
+  CHECK(r.out.find(variant + " settings: ") != std::string::npos);
+  const auto report = nlohmann::json::parse(slurp(json));
+  // The variant against its plain method, prompt by prompt; the plain method has no baseline here.
+  CHECK(report["baselines"][variant] == "pld");
+  CHECK(report["results"][variant]["overall"]["over_baseline"].get<double>() > 0);
+  CHECK(!report["results"]["pld"]["overall"].contains("over_baseline"));
+  CHECK(report["results"][variant]["overall"]["equal_to_ar"] == "1/1");  // a variant of a lossless method is lossless
+  CHECK(report["lossless"][variant] == true);
+  // Its own values, with where they came from; the rest as the flags set them.
+  const std::string settings = report["settings"][variant].get<std::string>();
+  CHECK(settings.find("tokens=2 (--methods " + variant + ")") != std::string::npos);
+  CHECK(settings.find("draft_budget=fixed (--methods " + variant + ")") != std::string::npos);
+  CHECK(settings.find("max_ngram=3 (default)") != std::string::npos);
+  CHECK(report["settings"]["pld"].get<std::string>().find("tokens=10 (default)") != std::string::npos);
+  // No step of the fixed-budget variant drafts more than its 2 tokens.
+  CliResult listed = run_cli("traces list --file " + traces);
+  REQUIRE(listed.exit_code == 0);
+  CHECK(listed.out.find(variant) != std::string::npos);
+  CliResult exported = run_cli("traces export --file " + traces + " --run 3 --format jsonl");  // runs: ar, pld, the variant
+  REQUIRE(exported.exit_code == 0);
+  std::istringstream lines(exported.out);
+  int steps = 0;
+  for (std::string line; std::getline(lines, line); ++steps) CHECK(nlohmann::json::parse(line)["draft_size"].get<int>() <= 2);
+  CHECK(steps > 0);
+
+  const std::string bench = "bench --model " + target + " --workloads " + workloads + " --max-prompts 1 --repeats 1 --methods ";
+  require_one_line_error(run_cli(bench + "pld:gamma=8"), "pld has no parameter 'gamma'");
+  require_one_line_error(run_cli(bench + "pld:tokens=0"), "--methods pld:tokens=0");
+  require_one_line_error(run_cli(bench + "pld:tokens"), "'tokens' is not NAME=VALUE");
+  require_one_line_error(run_cli(bench + "pld:tokens=2:tokens=3"), "tokens is given twice");
+  require_one_line_error(run_cli(bench + "pld:"), "ends with ':'");
+  require_one_line_error(run_cli(bench + "medusa:gamma=2"), "medusa");
+  require_one_line_error(run_cli(bench + "pld:max_ngram=1:min_ngram=2"), "--methods pld:max_ngram=1:min_ngram=2");
 }
 
 TEST_CASE("specd generate --chat renders the prompt with the model's chat template, the plain one without", "[cli][chat]") {
