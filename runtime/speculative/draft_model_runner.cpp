@@ -58,6 +58,15 @@ void DraftModelRunner::truncate(int64_t length) {
   if (length < cache_.length()) cache_.truncate(length);
 }
 
+void DraftModelRunner::keep_path(const std::vector<int64_t>& rows, const std::vector<int32_t>& tokens) {
+  if (rows.size() != tokens.size()) throw std::logic_error("DraftModelRunner::keep_path: a row per token");
+  const int64_t base = length();
+  std::vector<int64_t> offsets;
+  for (int64_t row : rows) offsets.push_back(row - base);
+  cache_.commit_path(base, offsets);  // throws unless the offsets increase within the appended rows
+  cached_.insert(cached_.end(), tokens.begin(), tokens.end());
+}
+
 int64_t DraftModelRunner::rows_to_sync(const std::vector<int32_t>& committed) const {
   size_t common = 0;
   while (common < cached_.size() && common < committed.size() && cached_[common] == committed[common]) ++common;

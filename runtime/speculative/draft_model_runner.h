@@ -40,6 +40,11 @@ class DraftModelRunner {
   void make_room(const ForwardRequest& request);
   // Drops cached rows past the first `length` (also rows a caller appended beyond the synced tokens).
   void truncate(int64_t length);
+  // Of the rows a caller appended beyond the synced tokens (a tree's levels), keeps `rows` (cache
+  // rows, increasing: a path from the synced text down) as the synced continuation `tokens`, and
+  // drops the rest: each row's key and value are those its token has at its position after the
+  // text, so the next sync need not feed them again.
+  void keep_path(const std::vector<int64_t>& rows, const std::vector<int32_t>& tokens);
   // Runs `request` on top of the cache (rows past the synced tokens, which truncate drops),
   // growing the cache first when it needs more rows.
   ForwardResult forward(const ForwardRequest& request);

@@ -77,6 +77,11 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
     d_.catch_up_ = 0;
     d_.last_.reset();
     if (depth_ <= 0 || max_nodes_ <= 0) return;
+    // The last tree's rows that the text has since committed stay; the sync feeds the rest.
+    const std::vector<int64_t> kept = d_.fed_path(request.committed);
+    const size_t synced = static_cast<size_t>(d_.runner_.length());
+    d_.runner_.keep_path(kept, std::vector<int32_t>(request.committed.begin() + synced, request.committed.begin() + synced + kept.size()));
+    d_.fed_.clear();
     std::vector<int32_t> tokens = request.committed;
     tokens.push_back(request.root_token);
     pending_ = d_.runner_.sync_request(tokens);
@@ -275,7 +280,14 @@ class ModelTreeDrafter::Rounds final : public DraftRounds {
 
   // The tree: the pool's best max_nodes nodes, in pool order (level-major, so parents first).
   void finish() {
-    d_.runner_.truncate(tree_base_);  // tree rows are scratch: the next sync re-feeds what gets committed
+    // The fed nodes' rows stay in the draft's cache until the next sync, which keeps those the
+    // text commits (fed_path).
+    std::vector<int32_t> fed_index(pool_.size(), -1);
+    for (size_t node = 0; node < pool_.size(); ++node) {
+      if (pool_[node].row < 0) continue;
+      fed_index[node] = static_cast<int32_t>(d_.fed_.size());
+      d_.fed_.push_back({pool_[node].token, pool_[node].parent < 0 ? -1 : fed_index[pool_[node].parent], pool_[node].row});
+    }
     std::vector<bool> taken(pool_.size(), false);
     for (int32_t node : best_nodes()) taken[node] = true;
     Proposal proposal;
@@ -363,6 +375,23 @@ void ModelTreeDrafter::observe(const StepFeedback& feedback) {
       if (accepted) break;
     }
   }
+}
+
+std::vector<int64_t> ModelTreeDrafter::fed_path(const std::vector<int32_t>& committed) const {
+  std::vector<int64_t> rows;
+  const int64_t synced = runner_.length();
+  // The synced text must be a prefix of `committed` (rows_to_sync counts the rest and a root).
+  if (fed_.empty() || runner_.rows_to_sync(committed) != static_cast<int64_t>(committed.size()) - synced + 1) return rows;
+  int32_t parent = -1;
+  for (size_t i = static_cast<size_t>(synced); i < committed.size(); ++i) {
+    int32_t next = -1;
+    for (size_t f = 0; f < fed_.size() && next < 0; ++f)
+      if (fed_[f].parent == parent && fed_[f].token == committed[i]) next = static_cast<int32_t>(f);
+    if (next < 0) break;
+    rows.push_back(fed_[static_cast<size_t>(next)].row);
+    parent = next;
+  }
+  return rows;
 }
 
 DraftTree ModelTreeDrafter::propose(const DraftRequest& request) {

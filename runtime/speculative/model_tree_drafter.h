@@ -47,6 +47,7 @@ class ModelTreeDrafter : public Drafter {
   std::string name() const override { return "draft-tree"; }
   void begin(const std::vector<int32_t>& prompt, uint64_t seed) override {
     runner_.reset();
+    fed_.clear();
     last_.reset();
     acceptance_ = TreeAcceptance{};
     sampler_ = Sampler(drafter_stream(sampling_, seed));
@@ -54,7 +55,9 @@ class ModelTreeDrafter : public Drafter {
   DraftTree propose(const DraftRequest& request) override;
   std::unique_ptr<DraftRounds> propose_in_rounds(const DraftRequest& request) override;
   int64_t last_catch_up() const override { return catch_up_; }
-  int64_t first_round_rows(const std::vector<int32_t>& committed) const override { return runner_.rows_to_sync(committed); }
+  int64_t first_round_rows(const std::vector<int32_t>& committed) const override {
+    return runner_.rows_to_sync(committed) - static_cast<int64_t>(fed_path(committed).size());
+  }
   // Learns the acceptance rates from the verdicts on the tree this drafter proposed last.
   void observe(const StepFeedback& feedback) override;
   const TreeAcceptance& acceptance() const { return acceptance_; }
@@ -66,7 +69,19 @@ class ModelTreeDrafter : public Drafter {
     DraftTree tree{0};
     std::vector<int8_t> bucket, rank;  // the parent's bucket and the node's rank among its siblings
   };
+  // A node of the last tree that was fed to the draft model: its row in the draft's cache holds
+  // the key and value its token has after the text and its ancestors.
+  struct FedNode {
+    int32_t token;
+    int32_t parent;  // index into fed_, -1: a child of the root
+    int64_t row;
+  };
+  // The rows of fed_ that continue the synced text as `committed` does (a path from the root),
+  // in order: the next sync keeps them (DraftModelRunner::keep_path) rather than feeding them
+  // again, as a chain drafter's cache keeps its accepted tokens.
+  std::vector<int64_t> fed_path(const std::vector<int32_t>& committed) const;
   DraftModelRunner runner_;
+  std::vector<FedNode> fed_;  // the last tree's fed nodes, parents first, until the next sync
   int64_t catch_up_ = 0;  // last_catch_up()
   TreeDraftOptions options_;
   SamplingParams sampling_;

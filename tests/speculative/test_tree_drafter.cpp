@@ -169,6 +169,41 @@ TEST_CASE("sd-tree drafts the tree its rule chooses from its model's path logits
   }
 }
 
+TEST_CASE("the tree drafter keeps the draft-cache rows of the path the text commits, and drafts as from a fresh cache",
+          "[spec][tree-drafter]") {
+  auto cfg = test::tiny_config("llama");
+  std::shared_ptr<const LlamaModel> model = test::load_model(test::write_model("tree-drafter-kept", cfg, DType::F32, 23), false, 2);
+  MethodOptions options;
+  options.tree = {3, 4, 10};
+  options.adaptive_budget = false;
+  Policy policy = make_policy("sd-tree", MethodContext{*model, model, SamplingParams{}, options, nullptr});
+  std::vector<int32_t> committed{3, 1, 4, 1, 5, 9, 2, 6};
+  policy.drafter->begin(committed, 0);
+  int64_t kept_rows = 0;
+  for (int32_t root : {5, 35, 89, 79, 32}) {
+    CAPTURE(root);
+    // What the next sync feeds: the text the cache lacks and the root, less the kept rows.
+    const int64_t planned = policy.drafter->first_round_rows(committed);
+    const DraftTree tree = policy.drafter->propose({committed, root, options.tree.nodes, options.tree.depth});
+    CHECK(policy.drafter->last_catch_up() + 1 == planned);
+    const DraftTree expected = reference_tree(*model, committed, root, options.tree, TreeAcceptance{});
+    CHECK(tree.tokens == expected.tokens);
+    CHECK(tree.parents == expected.parents);
+    // The text commits the root and the path down to the tree's deepest node (the last, in
+    // level order): every node on it but the leaf was fed, so only the leaf and the next root
+    // are fed again.
+    std::vector<int32_t> path;
+    for (int32_t node = tree.size() - 1; node > 0; node = tree.parents[node]) path.insert(path.begin(), tree.tokens[node]);
+    REQUIRE(path.size() >= 2);
+    committed.push_back(root);
+    committed.insert(committed.end(), path.begin(), path.end());
+    const int64_t next = policy.drafter->first_round_rows(committed);
+    CHECK(next <= 2);
+    kept_rows += static_cast<int64_t>(path.size()) + 1 - next;
+  }
+  CHECK(kept_rows >= 5);
+}
+
 TEST_CASE("tree acceptance rates: the prior, then the evidence, per bucket and rank", "[spec][tree-drafter]") {
   TreeAcceptance a;
   CHECK(TreeAcceptance::bucket(0.01) == 0);
