@@ -39,6 +39,15 @@ DraftBudget::DraftBudget(CostCurve target_cost, DraftBudgetOptions options)
 }
 
 void DraftBudget::reset() {
+  constexpr double kHistoryKept = 0.9;  // of the history, per request: about the last 10 requests
+  for (auto& [cls, h] : history_)
+    for (double* count : {&h.first_accepted, &h.first_tried, &h.next_accepted, &h.next_tried}) *count *= kHistoryKept;
+  for (const auto& [cls, c] : classes_) {
+    if (!options_.history) break;
+    Counts& h = history_[cls];
+    h.first_accepted += c.first_accepted, h.first_tried += c.first_tried;
+    h.next_accepted += c.next_accepted, h.next_tried += c.next_tried;
+  }
   classes_.clear();
   step_ = 0;
   forgone_ms_ = 0;
@@ -49,12 +58,22 @@ void DraftBudget::set_prior(Acceptance prior) {
   prior_ = prior;
 }
 
+Acceptance DraftBudget::class_prior(int32_t cls) const {
+  const auto found = history_.find(cls);
+  if (found == history_.end()) return prior_;
+  constexpr double kPriorWorth = 8;  // the options' prior against the history, in tried levels
+  const Counts& h = found->second;
+  return Acceptance{(h.first_accepted + kPriorWorth * prior_.first) / (h.first_tried + kPriorWorth),
+                    (h.next_accepted + kPriorWorth * prior_.next) / (h.next_tried + kPriorWorth)};
+}
+
 Acceptance DraftBudget::acceptance(int32_t cls) const {
   const double w = options_.prior_weight;
+  const Acceptance prior = class_prior(cls);
   const auto found = classes_.find(cls);
   const Counts counts = found == classes_.end() ? Counts{} : found->second;
-  return Acceptance{(counts.first_accepted + w * prior_.first) / (counts.first_tried + w),
-                    (counts.next_accepted + w * prior_.next) / (counts.next_tried + w)};
+  return Acceptance{(counts.first_accepted + w * prior.first) / (counts.first_tried + w),
+                    (counts.next_accepted + w * prior.next) / (counts.next_tried + w)};
 }
 
 double DraftBudget::evidence(int32_t cls) const {

@@ -19,7 +19,12 @@
 // - a1 and a2 are learned per request and per proposal class (Drafter::proposal_class: PLD's
 //   matched n-gram length, SAM's match length or its fallback), as accepted / tried with decayed
 //   counts and a prior; they drift back to the prior while a class is not drafted, so a class
-//   that stopped paying is tried again later.
+//   that stopped paying is tried again later. A class's prior is what it showed in the requests
+//   before this one (their counts, folded in at reset() and forgotten a little each request),
+//   shrunk to the options' prior: drifting back to a fixed 0.6, PLD at T = 1 on the large pair
+//   (a1 ~0.03) drafted again after every pause and at the start of every request, and ran at
+//   0.97x AR. A server's budgets see one request each (serve/acceptance_history.h keeps its
+//   methods' histories instead).
 //
 // - A cheap class (drafting a node costs under a tenth of a one-token step: retrieval) that the
 //   budget has kept off for probe_interval steps, or not seen yet in this request, drafts one
@@ -90,6 +95,7 @@ struct DraftBudgetOptions {
   double prior_acceptance = 0.6;  // a1 and a2 before any evidence
   double prior_weight = 2.0;      // ...worth this many observed tokens
   double decay = 0.95;            // evidence kept per step (an effective window of ~20 steps)
+  bool history = true;            // each class's prior carries over between requests (reset())
   double cost_weight = 0.1;       // weight of a new verify time in t(n)'s running mean
   double cost_relax = 0.02;       // per step, how far other sizes' t(n) drift back to the curve
   // c before the run shows it, for class 0: a draft model's cost per drafted node. Classes above
@@ -128,7 +134,8 @@ class DraftBudget {
  public:
   DraftBudget(CostCurve target_cost, DraftBudgetOptions options = {});
 
-  // Forget the acceptance evidence (a new request); learned costs are kept.
+  // A new request: this one's acceptance evidence joins each class's history (the prior its
+  // estimates start from and drift back to); learned costs are kept.
   void reset();
   // A verification forward of n tokens took `ms`.
   void observe_cost(int32_t n, double ms);
@@ -179,6 +186,7 @@ class DraftBudget {
   CostCurve cost_;
   DraftBudgetOptions options_;
   Acceptance prior_;
+  Acceptance class_prior(int32_t cls) const;  // prior_ moved towards the class's history
   int32_t best_nodes(Acceptance a, int32_t max_nodes, int32_t max_depth, double draft_ms_per_node) const;
   std::map<int32_t, double> draft_ms_per_node_;  // learned c per class
   struct Counts {
@@ -186,6 +194,7 @@ class DraftBudget {
     int64_t last_drafted = 0;           // step_ when the class last drafted
   };
   std::map<int32_t, Counts> classes_;
+  std::map<int32_t, Counts> history_;  // per class, the earlier requests' counts (reset())
   int64_t step_ = 0;  // steps observed since reset()
   double forgone_ms_ = 0;  // model_nodes' switch-on account, since reset()
   DraftingRuns runs_;      // model_nodes' steps, kept across requests as the costs are

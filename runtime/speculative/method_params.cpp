@@ -135,6 +135,10 @@ std::vector<MethodParam> make_params() {
              "fixed: always the options' full length",
              {"fixed", "auto"}, [](const O& o) { return o.adaptive_budget ? 1.0 : 0.0; },
              [](O& o, double v) { o.adaptive_budget = v >= 0.5; }),
+      choice("draft_history", "draft-history", {"*"},
+             "auto budget: on, each proposal class starts a request from what the earlier requests accepted of it; "
+             "off, from the prior 0.6 every request",
+             {"off", "on"}, [](const O& o) { return o.budget.history ? 1.0 : 0.0; }, [](O& o, double v) { o.budget.history = v >= 0.5; }),
   };
 }
 

@@ -114,8 +114,51 @@ TEST_CASE("acceptance is learned from the steps and drifts back to the prior wit
   CHECK(budget.acceptance().first > 0.95);
   CHECK(budget.nodes_for(0, 8) == 8);
 
+  // A new request starts from what this one showed (reset() folds it into the class's history):
+  // the last 30 steps' decayed counts, about 15.7 levels tried and kept, against the options'
+  // prior worth 8.
   budget.reset();
-  CHECK(budget.acceptance().first == Approx(0.6));
+  double kept = 0;
+  for (int i = 0; i < 30; ++i) kept = 0.95 * kept + 1;
+  CHECK(budget.acceptance().first == Approx((kept + 8 * 0.6) / (kept + 8)).margin(0.01));
+  CHECK(budget.evidence() == 0);
+}
+
+TEST_CASE("a class's prior is what the earlier requests showed of it, counted once, and fades without evidence") {
+  DraftBudgetOptions options;
+  options.prior_acceptance = 0.6;
+  // A memory-bound target: at the prior, a class drafts more than one node.
+  DraftBudget budget(CostCurve({{1, 1.0}, {2, 1.05}, {4, 1.1}, {8, 1.3}}), options);
+  const int32_t initial = budget.nodes_for(1, 8);
+  REQUIRE(initial > 1);
+  for (int i = 0; i < 30; ++i) budget.observe(1, 4, 0);  // a request whose 1-gram matches all fail
+  const double tried = budget.evidence(1);
+  budget.reset();
+  // The next request: class 1 starts where the last one left it, and drafts less than at the
+  // options' prior, where an unseen class starts.
+  CHECK(budget.acceptance(1).first == Approx(8 * 0.6 / (tried + 8)));
+  CHECK(budget.nodes_for(1, 8) < initial);
+  CHECK(budget.nodes_for(2, 8) == initial);
+  CHECK(budget.acceptance(2).first == Approx(0.6));
+  // Idle within the request, class 1 drifts back to its history, not to 0.6.
+  for (int i = 0; i < 200; ++i) budget.observe(0, 0);
+  CHECK(budget.acceptance(1).first == Approx(8 * 0.6 / (tried + 8)));
+  // This request's evidence counts once: against the history's prior, not added to it as well.
+  budget.observe(1, 4, 4);
+  const double prior = 8 * 0.6 / (tried + 8);
+  CHECK(budget.acceptance(1).first == Approx((1 + options.prior_weight * prior) / (1 + options.prior_weight)));
+  // Requests that never draft the class let its history fade (by 0.9 a request) back to 0.6.
+  for (int r = 0; r < 60; ++r) budget.reset();
+  CHECK(budget.acceptance(1).first == Approx(0.6).margin(0.02));
+  CHECK(budget.nodes_for(1, 8) == initial);
+
+  SECTION("without history (--draft-history off) every request starts at the options' prior") {
+    options.history = false;
+    DraftBudget forgetful(CostCurve({{1, 1.0}, {2, 1.05}, {4, 1.1}, {8, 1.3}}), options);
+    for (int i = 0; i < 30; ++i) forgetful.observe(1, 4, 0);
+    forgetful.reset();
+    CHECK(forgetful.acceptance(1).first == Approx(0.6));
+  }
 }
 
 TEST_CASE("each proposal class has its own acceptance, the drafter's limit is the best class's") {
