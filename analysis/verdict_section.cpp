@@ -72,12 +72,12 @@ Drift drift_of(const ReportInputs& in, const std::string& method, bool lossless,
     if (!increase.empty()) d.deploy += (d.deploy.empty() ? "" : "; ") + increase;
     return d;
   }
-  const SweepCalibration* sweep = sweep_of(in.artifact, family);
   if (label_method(method) != method) {  // a bench variant: its values were typed, not chosen
     d.contract = "a variant: thresholds typed in --methods (not a contract)";
     d.deploy = increase;
     return d;
   }
+  const SweepCalibration* sweep = sweep_of(in.artifact, family);
   if (!sweep || sweep->lossless) {
     d.contract = "no sweep: default or typed thresholds (not a contract)";
     d.deploy = increase;

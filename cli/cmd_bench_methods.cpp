@@ -231,7 +231,6 @@ int run_bench_methods(const Args& args) {
   setup.methods = {"ar"};
   for (const auto& text : split_list(methods_text)) {
     MethodVariant variant = method_variant(text, "--methods");
-    if (variant.values.empty()) variant.label = variant.method;
     if (variants.count(variant.label)) continue;
     setup.methods.push_back(variant.label);
     variants.emplace(variant.label, std::move(variant));

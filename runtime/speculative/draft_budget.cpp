@@ -42,12 +42,12 @@ void DraftBudget::reset() {
   constexpr double kHistoryKept = 0.9;  // of the history, per request: about the last 10 requests
   for (auto& [cls, h] : history_)
     for (double* count : {&h.first_accepted, &h.first_tried, &h.next_accepted, &h.next_tried}) *count *= kHistoryKept;
-  for (const auto& [cls, c] : classes_) {
-    if (!options_.history) break;
-    Counts& h = history_[cls];
-    h.first_accepted += c.first_accepted, h.first_tried += c.first_tried;
-    h.next_accepted += c.next_accepted, h.next_tried += c.next_tried;
-  }
+  if (options_.history)
+    for (const auto& [cls, c] : classes_) {
+      Counts& h = history_[cls];
+      h.first_accepted += c.first_accepted, h.first_tried += c.first_tried;
+      h.next_accepted += c.next_accepted, h.next_tried += c.next_tried;
+    }
   classes_.clear();
   step_ = 0;
   forgone_ms_ = 0;
