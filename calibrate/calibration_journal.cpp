@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/json_reader.h"
+#include "io/sha256.h"
 #include "io/sqlite_db.h"
 #include "util/error.h"
 
@@ -57,6 +58,12 @@ constexpr const char* kSweepRunsSql = R"sql(
 CREATE TABLE IF NOT EXISTS sweep_runs (run_index INTEGER PRIMARY KEY, record TEXT NOT NULL);
 )sql";
 
+// The artifact's manifest (its sha256, empty when absent) as it was just before this run wrote
+// the artifact (mark_delivery). Created on every open, as arc_samples.
+constexpr const char* kDeliverySql = R"sql(
+CREATE TABLE IF NOT EXISTS delivery (manifest_sha256 TEXT NOT NULL);
+)sql";
+
 // The machines the runs decoded on (note_machine). Created on every open, as arc_samples.
 constexpr const char* kMachinesSql = R"sql(
 CREATE TABLE IF NOT EXISTS machines (seen INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
@@ -93,6 +100,12 @@ SweepRun parse_sweep_run(const nlohmann::json& j) {
   return r;
 }
 
+std::string manifest_sha256(const std::string& artifact_dir) {
+  const std::string manifest = (fs::path(artifact_dir) / kManifestFile).string();
+  std::error_code error;
+  return fs::exists(manifest, error) ? sha256_file(manifest) : std::string();
+}
+
 int64_t single_integer(sqlite::Database& db, const std::string& sql) {
   sqlite::Statement query(db, sql);
   query.step();
@@ -127,13 +140,29 @@ bool CalibrationJournal::holds_work(const std::string& path) {
   }
 }
 
-CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume)
+bool CalibrationJournal::delivered(const std::string& path, const std::string& artifact_dir) {
+  std::error_code error;
+  if (artifact_dir.empty() || !fs::exists(path, error)) return false;
+  const std::string now = manifest_sha256(artifact_dir);
+  if (now.empty()) return false;  // no artifact there: the journal's work is nowhere else
+  try {
+    sqlite::Database db(path, sqlite::Database::Mode::ReadExisting);  // as holds_work
+    if (single_integer(db, "SELECT count(*) FROM sqlite_master WHERE name = 'delivery'") == 0) return false;
+    sqlite::Statement query(db, "SELECT manifest_sha256 FROM delivery");
+    return query.step() && query.text(0) != now;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume, const std::string& artifact_dir)
     : path_(path), identity_(identity) {
   std::error_code error;
   bool exists = fs::exists(path_, error);
-  // A run refused or killed before it finished a prompt leaves a journal with nothing in it:
-  // replacing it loses nothing, and keeping it would block the corrected rerun.
-  if (exists && !holds_work(path_)) {
+  // A run refused or killed before it finished a prompt leaves a journal with nothing in it, and a
+  // run killed between writing its artifact and deleting the journal leaves one whose work is in
+  // the artifact: replacing either loses nothing, and keeping it would block the next run.
+  if (exists && (!holds_work(path_) || delivered(path_, artifact_dir))) {
     for (const std::string& file : {path_, path_ + "-journal"}) fs::remove(file, error);
     exists = false;
   }
@@ -152,6 +181,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
     db_->exec(kArcSamplesSql);
     db_->exec(kSweepRunsSql);
     db_->exec(kMachinesSql);
+    db_->exec(kDeliverySql);
     sqlite::Statement(*db_, "INSERT INTO identity (json) VALUES (?)").bind(1, identity_.dump()).run();
     transaction.commit();
     return;
@@ -168,6 +198,7 @@ CalibrationJournal::CalibrationJournal(const std::string& path, const nlohmann::
   db_->exec(kArcSamplesSql);
   db_->exec(kSweepRunsSql);
   db_->exec(kMachinesSql);
+  db_->exec(kDeliverySql);
 }
 
 std::vector<nlohmann::json> CalibrationJournal::note_machine(const nlohmann::json& machine) {
@@ -308,6 +339,13 @@ std::vector<std::vector<int32_t>> CalibrationJournal::documents(const std::strin
   std::vector<std::vector<int32_t>> rows;
   while (query.step()) rows.push_back(parse_token_list(query.text(0), path_ + ": documents.tokens"));
   return rows;
+}
+
+void CalibrationJournal::mark_delivery(const std::string& artifact_dir) {
+  sqlite::Transaction transaction(*db_);
+  db_->exec("DELETE FROM delivery");
+  sqlite::Statement(*db_, "INSERT INTO delivery (manifest_sha256) VALUES (?)").bind(1, manifest_sha256(artifact_dir)).run();
+  transaction.commit();
 }
 
 void CalibrationJournal::remove() {

@@ -26,11 +26,17 @@ class CalibrationJournal {
   // false ("an interrupted calibration is there: pass --resume or delete it"), when resuming with
   // another identity (naming the first field that differs), or when it is not a journal.
   // A journal that holds no finished prompt or run (a run refused or killed before its first) is
-  // replaced whatever its identity: nothing is lost, and the corrected rerun is not blocked.
-  CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume);
+  // replaced whatever its identity: nothing is lost, and the corrected rerun is not blocked. So is
+  // one whose work reached the artifact ARTIFACT_DIR (delivered()) before its run was stopped.
+  CalibrationJournal(const std::string& path, const nlohmann::json& identity, bool resume, const std::string& artifact_dir = "");
   // True when PATH is a journal holding at least one finished prompt or sweep run, or a file this
   // class cannot read (kept, never replaced).
   static bool holds_work(const std::string& path);
+  // True when PATH's run wrote its artifact ARTIFACT_DIR and was stopped before deleting PATH: the
+  // artifact's manifest changed after mark_delivery(). Writing the artifact and deleting the
+  // journal are two steps, so a kill between them leaves both; this tells that journal from one
+  // whose artifact was never written.
+  static bool delivered(const std::string& path, const std::string& artifact_dir);
   ~CalibrationJournal();
   CalibrationJournal(const CalibrationJournal&) = delete;
   CalibrationJournal& operator=(const CalibrationJournal&) = delete;
@@ -64,6 +70,10 @@ class CalibrationJournal {
   // every machine the journal's runs decoded on, in the order first seen. A resumed calibration's
   // decoding time sums its runs', so it belongs to one machine only when all ran there.
   std::vector<nlohmann::json> note_machine(const nlohmann::json& machine);
+  // Notes ARTIFACT_DIR's manifest as it is before this run writes it. Call it holding the
+  // artifact's exclusive lock (in update_artifact's callback), so that the next change of the
+  // manifest is this run's write.
+  void mark_delivery(const std::string& artifact_dir);
   // Closes and deletes the journal file (once the artifact is written). The object is unusable after.
   void remove();
 

@@ -99,7 +99,7 @@ int run_csd(const Args& args) {
     input_error(a.draft_dir, "the draft's vocabulary differs from the target's");
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
   const std::string journal_path = a.out + ".csd-journal.sqlite";
-  CalibrationJournal journal(journal_path, identity(kCsdPolicy, artifact, provenance), a.resume);
+  CalibrationJournal journal(journal_path, identity(kCsdPolicy, artifact, provenance), a.resume, a.out);
   note_machine(journal, provenance, "calibrate csd");
 
   const size_t owned = shard_units(static_cast<int64_t>(items.size()), a.samples_per_prompt, a.shard_index, a.shard_count).size();
@@ -119,6 +119,7 @@ int run_csd(const Args& args) {
   csd.provenance.wall_s = wall_ms / 1000.0;
   csd.pairs = summarize_pairs(csd.rejections);
   update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
+    journal.mark_delivery(a.out);
     current.csd = csd;
     set_threshold(current, kCsdPolicy, "lambda", 6, "paper default (the CSD paper 5.1)");
     set_threshold(current, kCsdPolicy, "tau", 0.01, "paper default (the CSD paper 5.1)");
@@ -271,7 +272,7 @@ int run_arc(const Args& args) {
   // The journal of a deploy stage is not the whole run's (it lacks the pilot's units).
   CalibrationProvenance journaled = provenance;
   if (stage == ArcStage::deploy) journaled.options["stage"] = "deploy";
-  CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, journaled), a.resume);
+  CalibrationJournal journal(a.out + ".arc-journal.sqlite", identity(kArcPolicy, artifact, journaled), a.resume, a.out);
   note_machine(journal, provenance, "calibrate arc");
 
   // The prompts are the calibration prompts followed by the audit prompts (held out), each
@@ -360,6 +361,7 @@ int run_arc(const Args& args) {
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   std::optional<ArcGateChoice> choice;
   update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
+    journal.mark_delivery(a.out);
     current.arc = arc;
     // The gate's threshold follows its calibration (a shard's is chosen by the merge).
     if (a.shard_count == 1) choice = apply_arc_gate(current, a.out);
@@ -404,7 +406,7 @@ int run_sam_corpus(const Args& args) {
   provenance.options = {{"max_new_tokens", a.max_new_tokens}};
   ModelFiles files = open_model_files(a.target_dir, "", a.device);
   Artifact artifact = artifact_for(a.out, a.target_dir, a.draft_dir);
-  CalibrationJournal journal(a.out + ".sam-corpus-journal.sqlite", identity(kSamCorpusPolicy, artifact, provenance), a.resume);
+  CalibrationJournal journal(a.out + ".sam-corpus-journal.sqlite", identity(kSamCorpusPolicy, artifact, provenance), a.resume, a.out);
   note_machine(journal, provenance, "calibrate sam-corpus");
   CalibrationRunOptions options;
   options.shard_index = a.shard_index;
@@ -422,7 +424,10 @@ int run_sam_corpus(const Args& args) {
   for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens;
   const double wall_ms = total_wall_ms(corpus.prompts);
   corpus.provenance.wall_s = wall_ms / 1000.0;
-  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) { current.sam_corpus = corpus; });
+  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
+    journal.mark_delivery(a.out);
+    current.sam_corpus = corpus;
+  });
   journal.remove();
   const double minutes = wall_ms / 60000.0;
   std::printf("wrote %s: SAM static corpus, shard %d/%d, %zu documents, %lld tokens; decoding took %.1f s: %.1f prompts/min, %.0f tokens/min\n",

@@ -174,7 +174,7 @@ int run_calibrate_sweep(const Args& args) {
   // A sweep compares its runs' speeds, so it resumes only on the machine it began on.
   nlohmann::json journal_identity = identity("sweep", artifact, provenance);
   journal_identity["machine"] = provenance.machine;
-  CalibrationJournal journal(a.out + ".sweep-journal.sqlite", journal_identity, a.resume);
+  CalibrationJournal journal(a.out + ".sweep-journal.sqlite", journal_identity, a.resume, a.out);
   run_sweep(plan, setup, a.shard_index, a.shard_count, journal);
 
   SweepCalibration sweep;
@@ -193,6 +193,7 @@ int run_calibrate_sweep(const Args& args) {
   SweepChoice choice;
   SweepCalibration stored;
   update_artifact(a.out, a.target_dir, pair_draft, [&](Artifact& current) {
+    journal.mark_delivery(a.out);
     choice = store_sweep(current, sweep, a.shard_count > 1);
     stored = current.sweeps.back();
   });

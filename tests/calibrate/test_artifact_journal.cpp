@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "artifact_fixtures.h"
+#include "calibrate/artifact_writer.h"
 #include "calibrate/calibration_journal.h"
 #include "killed_writer.h"
 #include "util/error.h"
@@ -130,6 +131,43 @@ TEST_CASE("journal: one left with no finished work (a refused or killed run) doe
   CHECK(CalibrationJournal::holds_work(tmp.file("notes.sqlite")));  // not a journal: kept, refused
   CHECK_THROWS_AS(CalibrationJournal(tmp.file("notes.sqlite"), identity(), false), InputError);
   CHECK(std::filesystem::exists(tmp.file("notes.sqlite")));
+}
+
+TEST_CASE("journal: one whose run wrote its artifact before it was stopped is told from one whose run did not", "[artifact][journal]") {
+  // Writing the artifact and deleting the journal are two steps: a kill between them leaves both.
+  ScopedTempDir tmp("journal");
+  const std::string dir = tmp.file("art");
+  const std::string path = dir + ".csd-journal.sqlite";
+  const Artifact before = test::synthetic_artifact(5), after = test::synthetic_artifact(6);
+  auto run_until_delivery = [&](const nlohmann::json& id) {
+    CalibrationJournal journal(path, id, false, dir);
+    journal.record_prompt("csd", after.csd->prompts[0], rejections_of(after, 0));
+    journal.mark_delivery(dir);  // then killed, before or after the write
+  };
+  SECTION("a new artifact") {
+    run_until_delivery(identity());
+    CHECK_FALSE(CalibrationJournal::delivered(path, dir));  // killed before the write: nothing is there
+    CHECK_THROWS_WITH(CalibrationJournal(path, identity(), false, dir), Catch::Contains("pass --resume"));
+    write_artifact(dir, after);
+  }
+  SECTION("an artifact that held other calibrations") {
+    write_artifact(dir, before);
+    run_until_delivery(identity());
+    CHECK_FALSE(CalibrationJournal::delivered(path, dir));  // the manifest is the one noted
+    CHECK_THROWS_WITH(CalibrationJournal(path, identity(), false, dir), Catch::Contains("pass --resume"));
+    CHECK(CalibrationJournal(path, identity(), true, dir).finished_prompts("csd") == std::set<int32_t>{0});
+    write_artifact(dir, after);
+  }
+  CHECK(CalibrationJournal::holds_work(path));
+  CHECK(CalibrationJournal::delivered(path, dir));
+  CHECK_FALSE(CalibrationJournal::delivered(path, tmp.file("elsewhere")));
+  CHECK_FALSE(CalibrationJournal::delivered(path, ""));
+  CHECK_THROWS_WITH(CalibrationJournal(path, identity(), false), Catch::Contains("pass --resume"));  // no artifact named: kept
+  nlohmann::json next = identity();
+  next["seed"] = 6;
+  CalibrationJournal replaced(path, next, false, dir);  // the next run, other settings and all, is not blocked
+  CHECK(replaced.finished_prompts("csd").empty());
+  CHECK(replaced.identity() == next);
 }
 
 TEST_CASE("journal: a prompt whose record fails leaves nothing behind", "[artifact][journal]") {
