@@ -13,16 +13,20 @@ on its own step. Last, per method alone, those plain steps' forward by whether a
 whether a step that verified drafted rows, ran in the 8 steps before (on the Intel Xeon kind a big
 forward leaves the target's next ones slower). Where the log has the batch planner's expectations
 (its last four columns), the steps it sized, by whether a draft model ran: the time and tokens it
-expected against what they took.
-  scripts/step_log_summary.py FILE"""
+expected against what they took. With --last-tokens N, for each run of one method (steps of its
+requests alone, up to the next method's), the steps that committed its last N tokens (a load
+generator's last cell: 8 clients x 8 requests x 64 tokens = 4096), by kind: where that cell's
+time went, per method, summed over its runs.
+  scripts/step_log_summary.py FILE [--last-tokens N]"""
 import bisect
 import statistics
 import sys
 from collections import defaultdict
 
-if len(sys.argv) != 2:
+if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and (sys.argv[2] != "--last-tokens" or not sys.argv[3].isdigit())):
     sys.exit(__doc__)
 path = sys.argv[1]
+last_tokens = int(sys.argv[3]) if len(sys.argv) == 4 else 0
 steps = []
 try:
     with open(path) as f:
@@ -146,3 +150,44 @@ if sized:
             print(f"| {methods} | {'yes' if model else 'no'} | {len(group)} | {statistics.mean(s['rows'] for s in group):.2f} | "
                   f"{statistics.mean(s['predicted'][1] for s in group):.2f} | {statistics.mean(s['step_ms'] for s in group):.2f} | "
                   f"{statistics.mean(s['predicted'][0] for s in group):.2f} | {statistics.mean(s['tokens'] for s in group):.2f} |")
+
+if last_tokens:
+    print()
+    print(f"The last {last_tokens} tokens of each run of one method: its steps by kind, summed over the method's runs (wall: first step's start")
+    print("to the last step's end; idle: wall not in any step; forward and drafting per step)")
+    print("| method | runs | wall ms | idle ms | kind | steps | requests/step | rows/step | forward ms | drafting ms | step ms | time ms | tokens | tokens/ms |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    runs, run = [], []
+    for s in steps:
+        if s["batch"] == 0 or len(set(s["methods"].split(","))) != 1:
+            continue
+        if run and s["methods"].split(",")[0] != run[-1]["methods"].split(",")[0]:
+            runs.append(run)
+            run = []
+        run.append(s)
+    if run:
+        runs.append(run)
+    kinds = ["prefill", "drafted", "plain, full batch", "plain, fewer"]
+    cells = defaultdict(lambda: {"runs": 0, "wall": 0.0, "busy": 0.0, "kinds": defaultdict(list)})
+    for run in runs:
+        committed, first = 0, len(run)
+        while first > 0 and committed < last_tokens:
+            first -= 1
+            committed += run[first]["tokens"]
+        part = run[first:]
+        full = max(s["batch"] for s in part)
+        cell = cells[part[0]["methods"].split(",")[0]]
+        cell["runs"] += 1
+        cell["wall"] += (part[-1]["time_s"] - part[0]["time_s"]) * 1000 + part[-1]["step_ms"]
+        for s in part:
+            cell["busy"] += s["step_ms"]
+            kind = 0 if s["prefill"] else 1 if s["draft_ms"] > 0 else 2 if s["batch"] == full else 3
+            cell["kinds"][kind].append(s)
+    for method, cell in sorted(cells.items()):
+        for kind, group in sorted(cell["kinds"].items()):
+            ms = sum(s["step_ms"] for s in group)
+            tokens = sum(s["tokens"] for s in group)
+            print(f"| {method} | {cell['runs']} | {cell['wall']:.0f} | {cell['wall'] - cell['busy']:.0f} | {kinds[kind]} | {len(group)} | "
+                  f"{statistics.mean(s['batch'] for s in group):.1f} | {statistics.mean(s['rows'] for s in group):.1f} | "
+                  f"{statistics.mean(s['forward_ms'] for s in group):.2f} | {statistics.mean(s['draft_ms'] for s in group):.2f} | "
+                  f"{ms / len(group):.2f} | {ms:.0f} | {tokens} | {tokens / ms:.3f} |")
