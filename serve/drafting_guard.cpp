@@ -37,7 +37,7 @@ void DraftingGuard::observe(const std::string& mix, double tokens, double ms, in
     --m.settle;
     return;
   }
-  if (m.current != 0 && recovering() && m.held < 4 * options_.recover_steps) {
+  if (m.current != 0 && recovering() && m.held < options_.recover_steps) {
     ++m.held;
     return;
   }

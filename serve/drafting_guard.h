@@ -40,8 +40,10 @@
 // reports/bench/serve-steps-4-clients-widened-xeon.txt), so an off arm's evidence starts 32
 // target forwards after the last one (counting its steps from the mix's own switch, 16 of them
 // were not enough: the plain arm looked no better than drafting, which lost to AR). That wait is
-// bounded (4 x 32 steps of a window), so that a mix whose neighbours keep a draft model busy still
-// gets windows. Each arm behind still gets a window now and then, so that it can win back (the
+// bounded (32 steps of a window), so that a mix whose neighbours keep a draft model busy still
+// gets windows; held steps run the off arm and tell nothing, and with up to 4 x 32 of them sd's
+// transitional mixes at 2 and 4 clients (a request alone while the next one prefills) spent most
+// of their steps in plain decoding, which lost to drafting. Each arm behind still gets a window now and then, so that it can win back (the
 // costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
 // of t standard errors), up to `max_gap`. Explorations are what the guard costs where drafting
