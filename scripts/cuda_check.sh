@@ -10,9 +10,10 @@
 #      (auto and fixed draft budgets), on the GPU;
 #   4. calibrations on the GPU writing one artifact (an atomic directory) three times, then verify;
 #   5. specd serve on the GPU: greedy answers of every lossless method against `specd generate`'s,
-#      and aggregate tokens/s at 1 and 4 concurrent clients (a stdlib Python client: the image has
-#      python3 for torch, not node).
-# Usage: [CMAKE_ARGS=...] [STEPS="1 2 3 4 5"] [MAX_PROMPTS=4] [METHOD_REPEATS=3] scripts/cuda_check.sh [OUT_DIR]
+#      and aggregate tokens/s at 1 and 4 concurrent clients, SERVE_ROUNDS rounds of 16 requests per
+#      method in which the methods take turns (a stdlib Python client: the image has python3 for
+#      torch, not node).
+# Usage: [CMAKE_ARGS=...] [STEPS="1 2 3 4 5"] [MAX_PROMPTS=4] [METHOD_REPEATS=3] [SERVE_ROUNDS=5] scripts/cuda_check.sh [OUT_DIR]
 # (default reports/cuda/<GPU model>, e.g. reports/cuda/h200; CMAKE_ARGS go to the configure step). Everything it prints goes to
 # OUT_DIR/cuda-check.txt as well; the bench tables also as JSON.
 set -euo pipefail
@@ -112,8 +113,8 @@ if want 5; then
     "$specd" generate --model $t --device cuda --workload data/workloads/qa.jsonl --prompt-index $i --max-new-tokens 64 \
       > "$scratch/generate-$i.txt" 2> /dev/null
   done
-  python3 - "$(grep -o "http://[0-9.]*:[0-9]*" "$scratch/serve.log" | head -n 1)" "$scratch" <<'EOF'
-import json, sys, time, urllib.request
+  python3 - "$(grep -o "http://[0-9.]*:[0-9]*" "$scratch/serve.log" | head -n 1)" "$scratch" "${SERVE_ROUNDS:-5}" <<'EOF'
+import json, math, statistics, sys, time, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 url, scratch = sys.argv[1], sys.argv[2]
 prompts = [json.loads(line)["prompt"] for line in open("data/workloads/qa.jsonl") if line.strip()][:4]
@@ -123,19 +124,27 @@ def complete(prompt, method):
     with urllib.request.urlopen(request) as response:
         answer = json.load(response)
     return answer["choices"][0]["text"], answer["usage"]["completion_tokens"]
-print("method  clients  requests  tokens/s  vs ar  greedy = generate")
-ar = {}
+rounds = int(sys.argv[3])
+methods = ("ar", "sd", "pld", "sam")
+print(f"method  clients  requests  tokens/s  vs ar  (geometric mean of {rounds} rounds' ratios; min-max)  greedy = generate")
 for clients in (1, 4):
-    for method in ("ar", "sd", "pld", "sam"):
-        jobs = [(i % len(prompts), prompts[i % len(prompts)]) for i in range(16)]
-        start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=clients) as pool:
-            answers = list(pool.map(lambda job: (job[0],) + complete(job[1], method), jobs))
-        seconds = time.perf_counter() - start
-        rate = sum(tokens for _, _, tokens in answers) / seconds
-        ar.setdefault(clients, rate)
-        same = sum(text.rstrip("\n") == open(f"{scratch}/generate-{k}.txt").read().rstrip("\n") for k, text, _ in answers)
-        print(f"{method:6}  {clients:7}  {len(answers):8}  {rate:8.1f}  {rate / ar[clients]:4.2f}x  {same}/{len(answers)}")
+    rates = {m: [] for m in methods}
+    same = {m: 0 for m in methods}
+    for r in range(rounds):
+        # The methods take turns going first: a run right after another is not favoured.
+        for method in methods[r % len(methods):] + methods[:r % len(methods)]:
+            jobs = [(i % len(prompts), prompts[i % len(prompts)]) for i in range(16)]
+            start = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=clients) as pool:
+                answers = list(pool.map(lambda job: (job[0],) + complete(job[1], method), jobs))
+            seconds = time.perf_counter() - start
+            rates[method].append(sum(tokens for _, _, tokens in answers) / seconds)
+            same[method] += sum(text.rstrip("\n") == open(f"{scratch}/generate-{k}.txt").read().rstrip("\n") for k, text, _ in answers)
+    for method in methods:
+        ratios = [m / a for m, a in zip(rates[method], rates["ar"])]
+        mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        print(f"{method:6}  {clients:7}  {16 * rounds:8}  {statistics.median(rates[method]):8.1f}  {mean:4.2f}x  ({min(ratios):.2f}-{max(ratios):.2f})  "
+              f"{same[method]}/{16 * rounds}")
 EOF
   kill -TERM $server; wait $server || true
   rm -rf "$scratch"
