@@ -33,17 +33,28 @@ void DraftingGuard::observe(const std::string& mix, double tokens, double ms, in
     std::fill(m.gap, m.gap + kMaxArms, options_.min_gap);
   }
   if (m.current != 0) ++off_steps_;
+  if (m.current == m.arms - 1) {  // the plain arm
+    Mix::Pace& pace = recovering() ? m.soon : m.late;
+    pace.tokens += tokens;
+    pace.ms += ms;
+    ++pace.steps;
+  }
   if (m.settle > 0) {
     --m.settle;
     return;
   }
-  if (m.current != 0 && recovering() && m.held < options_.recover_steps) {
+  if (m.current != 0 && recovering() && m.held < options_.recover_steps && recovery_matters(m)) {
     ++m.held;
     return;
   }
   m.tokens += tokens;
   m.ms += ms;
   if (++m.steps >= options_.window_steps) close_window(m);
+}
+
+bool DraftingGuard::recovery_matters(const Mix& m) const {
+  if (m.soon.steps < options_.recovery_samples || m.late.steps < options_.recovery_samples || m.soon.tokens <= 0) return true;
+  return m.late.tokens / m.late.ms > (1 + options_.recovery_margin) * m.soon.tokens / m.soon.ms;
 }
 
 double DraftingGuard::rate(const std::string& mix, int32_t arm) const {

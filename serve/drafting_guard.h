@@ -43,7 +43,10 @@
 // bounded (32 steps of a window), so that a mix whose neighbours keep a draft model busy still
 // gets windows; held steps run the off arm and tell nothing, and with up to 4 x 32 of them sd's
 // transitional mixes at 2 and 4 clients (a request alone while the next one prefills) spent most
-// of their steps in plain decoding, which lost to drafting. Each arm behind still gets a window now and then, so that it can win back (the
+// of their steps in plain decoding, which lost to drafting. Where the target does not slow after a
+// draft model (the AVX512-BF16 EPYC, whose large target is not cached: sd's 2-row plain forwards
+// 2.73 ms 1-4 steps after one, 2.79 from 33 on), holding costs half of every exploration for
+// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters). Each arm behind still gets a window now and then, so that it can win back (the
 // costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
 // of t standard errors), up to `max_gap`. Explorations are what the guard costs where drafting
@@ -64,6 +67,11 @@ class DraftingGuard {
     double z = 2.0;                     // standard errors the off arm must lead by to be applied
     int32_t settle_steps = 6;           // steps after a mix's drafting resumes that are not evidence
     int32_t recover_steps = 32;         // target forwards after a draft model ran that are no off arm's evidence
+    // Holding back stops while the machine shows no recovery: once a mix's plain steps within
+    // recover_steps of a draft model delivered tokens per ms within `recovery_margin` of its later
+    // ones (or more), each kind over at least `recovery_samples` steps.
+    double recovery_margin = 0.03;
+    int32_t recovery_samples = 16;
   };
   DraftingGuard() : DraftingGuard(Options{}) {}
   explicit DraftingGuard(Options options) : options_(options) {}
@@ -109,7 +117,15 @@ class DraftingGuard {
     int32_t gap[kMaxArms] = {}, since[kMaxArms] = {};
     int32_t settle = 0;  // steps of this window still to pass before evidence counts
     int32_t held = 0;    // steps of this window held back while the target recovered
+    // What the plain arm delivered (it drafts nothing, so its pace shows the recovery alone) while
+    // the target recovered, and after.
+    struct Pace {
+      double tokens = 0, ms = 0;
+      int64_t steps = 0;
+    } soon, late;
   };
+  // Whether this mix's steps still wait for the target's recovery: unknown, or seen to matter.
+  bool recovery_matters(const Mix& mix) const;
   // Arm a's lead over arm b in standard errors of the difference of their means; an arm with one
   // window borrows the other's spread; 0 while no spread is known.
   static double lead(const Arm& a, const Arm& b);

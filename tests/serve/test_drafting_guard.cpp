@@ -197,6 +197,36 @@ TEST_CASE("drafting guard: an off arm waits at most recover_steps of a window fo
   CHECK(guard.rate("sd", 1) == Approx(2.0));
 }
 
+TEST_CASE("drafting guard: a mix stops holding its off arm back once its plain steps show the target does not slow after a draft model") {
+  // Drafting wins (2 tokens a step against 1), so the plain arm only gets its explorations; each
+  // of its windows starts right after a drafted step. Returns the steps of the plain arm's windows
+  // after the first look: each is recover_steps (6) held + kWindow counted while holding.
+  auto plain_window_steps = [](double soon_ms, double late_ms) {
+    DraftingGuard guard(DraftingGuard::Options{kWindow, 2, 2, 0.75, 2.0, 0, 6, 0.03, 16});
+    std::vector<int> windows;
+    int since = 0, run = 0;
+    for (int s = 0; s < 4000; ++s) {
+      const bool drafts = guard.drafting("sd");
+      if (!drafts) ++run;
+      if (drafts && run > 0) windows.push_back(run), run = 0;
+      since = drafts ? 0 : since + 1;
+      guard.forward(drafts);
+      guard.observe("sd", drafts ? 20 : 10, drafts ? 10 : (since <= 6 ? soon_ms : late_ms));
+    }
+    return windows;
+  };
+  // The first look is two windows in a row; every later window stands alone.
+  const std::vector<int> flat = plain_window_steps(10, 10);
+  REQUIRE(flat.size() >= 8);
+  CHECK(flat.front() == 2 * (6 + kWindow) - 6);  // the second window's steps are all past the recovery
+  CHECK(flat[1] == 6 + kWindow);                  // 6 held, then kWindow: 16 of each kind not yet seen
+  CHECK(flat.back() == kWindow);                  // nothing held: no slowdown in 16+ of each
+  // Where the target is a fifth slower while it recovers, every window still waits for it.
+  const std::vector<int> slowing = plain_window_steps(12, 10);
+  REQUIRE(slowing.size() >= 8);
+  CHECK(slowing.back() == 6 + kWindow);
+}
+
 TEST_CASE("drafting guard: the further behind plain decoding is, the rarer its windows") {
   // Drafting delivers 1.5x, windows scatter a little: plain is many standard errors behind, so
   // after its first lost exploration its next one waits the longest gap. Doubling the gap alone
