@@ -46,7 +46,8 @@
 // of their steps in plain decoding, which lost to drafting. Where the target does not slow after a
 // draft model (the AVX512-BF16 EPYC, whose large target is not cached: sd's 2-row plain forwards
 // 2.73 ms 1-4 steps after one, 2.79 from 33 on), holding costs half of every exploration for
-// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters). Each arm behind still gets a window now and then, so that it can win back (the
+// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters).
+// Each arm behind still gets a window now and then, so that it can win back (the
 // costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
 // of t standard errors), up to `max_gap`. Explorations are what the guard costs where drafting
