@@ -5,6 +5,7 @@
 #include "artifact/artifact_reader.h"
 #include "artifact/fingerprint.h"
 #include "calibrate/artifact_writer.h"
+#include "calibrate/calibration_journal.h"
 #include "io/directory_lock.h"
 
 namespace specd {
@@ -40,6 +41,15 @@ void update_artifact(const std::string& dir, const std::string& target_dir, cons
   Artifact artifact = read_or_start(dir, target_dir, draft_dir, /*locked=*/true);
   add(artifact);
   write_artifact(dir, artifact);
+}
+
+void deliver_to_artifact(CalibrationJournal& journal, const std::string& dir, const std::string& target_dir,
+                         const std::string& draft_dir, const std::function<void(Artifact&)>& add) {
+  update_artifact(dir, target_dir, draft_dir, [&](Artifact& artifact) {
+    journal.mark_delivery(dir);
+    add(artifact);
+  });
+  journal.remove();
 }
 
 }  // namespace specd

@@ -10,6 +10,8 @@
 
 namespace specd {
 
+class CalibrationJournal;
+
 // The artifact a calibration starts from: the one in `dir` (bound to the pair; InputError when it
 // was made for another), or a new one for the pair when `dir` is absent or empty.
 Artifact artifact_for(const std::string& dir, const std::string& target_dir, const std::string& draft_dir);
@@ -18,5 +20,11 @@ Artifact artifact_for(const std::string& dir, const std::string& target_dir, con
 // it since), `add` puts this calibration's part in, and the result is written (write_artifact).
 void update_artifact(const std::string& dir, const std::string& target_dir, const std::string& draft_dir,
                      const std::function<void(Artifact&)>& add);
+
+// update_artifact for a calibration that kept `journal`: under the lock, the journal notes DIR's
+// manifest before the write (CalibrationJournal::mark_delivery), and it is deleted after, so that a
+// run killed between the two leaves a journal the next run knows as delivered.
+void deliver_to_artifact(CalibrationJournal& journal, const std::string& dir, const std::string& target_dir,
+                         const std::string& draft_dir, const std::function<void(Artifact&)>& add);
 
 }  // namespace specd

@@ -70,9 +70,9 @@ class CalibrationJournal {
   // every machine the journal's runs decoded on, in the order first seen. A resumed calibration's
   // decoding time sums its runs', so it belongs to one machine only when all ran there.
   std::vector<nlohmann::json> note_machine(const nlohmann::json& machine);
-  // Notes ARTIFACT_DIR's manifest as it is before this run writes it. Call it holding the
-  // artifact's exclusive lock (in update_artifact's callback), so that the next change of the
-  // manifest is this run's write.
+  // Notes ARTIFACT_DIR's manifest as it is before this run writes it, holding the artifact's
+  // exclusive lock so that the next change of the manifest is this run's write
+  // (deliver_to_artifact, calibrate/artifact_update.h, does both).
   void mark_delivery(const std::string& artifact_dir);
   // Closes and deletes the journal file (once the artifact is written). The object is unusable after.
   void remove();

@@ -118,13 +118,11 @@ int run_csd(const Args& args) {
   for (const CalibratedPrompt& p : csd.prompts) drafted += p.drafted, accepted += p.accepted, tokens += p.new_tokens;
   csd.provenance.wall_s = wall_ms / 1000.0;
   csd.pairs = summarize_pairs(csd.rejections);
-  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
-    journal.mark_delivery(a.out);
+  deliver_to_artifact(journal, a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
     current.csd = csd;
     set_threshold(current, kCsdPolicy, "lambda", 6, "paper default (the CSD paper 5.1)");
     set_threshold(current, kCsdPolicy, "tau", 0.01, "paper default (the CSD paper 5.1)");
   });
-  journal.remove();
 
   const auto& pairs = csd.pairs;
   const double minutes = wall_ms / 60000.0;
@@ -360,13 +358,11 @@ int run_arc(const Args& args) {
   // A shard's samples are a part of the quantiles' input: `artifact merge` fits the whole.
   if (a.shard_count == 1) fit_arc(arc, buckets, a.out);
   std::optional<ArcGateChoice> choice;
-  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
-    journal.mark_delivery(a.out);
+  deliver_to_artifact(journal, a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
     current.arc = arc;
     // The gate's threshold follows its calibration (a shard's is chosen by the merge).
     if (a.shard_count == 1) choice = apply_arc_gate(current, a.out);
   });
-  journal.remove();
 
   const double minutes = wall_ms / 60000.0;
   std::printf("wrote %s: ARC-Decode calibration of %s with %s, shard %d/%d, T=%.2f top-k %d top-p %.2f\n", a.out.c_str(),
@@ -424,11 +420,9 @@ int run_sam_corpus(const Args& args) {
   for (const CalibratedPrompt& p : corpus.prompts) tokens += p.new_tokens;
   const double wall_ms = total_wall_ms(corpus.prompts);
   corpus.provenance.wall_s = wall_ms / 1000.0;
-  update_artifact(a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
-    journal.mark_delivery(a.out);
+  deliver_to_artifact(journal, a.out, a.target_dir, a.draft_dir, [&](Artifact& current) {
     current.sam_corpus = corpus;
   });
-  journal.remove();
   const double minutes = wall_ms / 60000.0;
   std::printf("wrote %s: SAM static corpus, shard %d/%d, %zu documents, %lld tokens; decoding took %.1f s: %.1f prompts/min, %.0f tokens/min\n",
               a.out.c_str(), a.shard_index, a.shard_count, corpus.documents.size(), static_cast<long long>(tokens), wall_ms / 1000.0,

@@ -192,12 +192,10 @@ int run_calibrate_sweep(const Args& args) {
   for (const SweepRun& r : sweep.runs) sweep.provenance.wall_s += r.wall_s;
   SweepChoice choice;
   SweepCalibration stored;
-  update_artifact(a.out, a.target_dir, pair_draft, [&](Artifact& current) {
-    journal.mark_delivery(a.out);
+  deliver_to_artifact(journal, a.out, a.target_dir, pair_draft, [&](Artifact& current) {
     choice = store_sweep(current, sweep, a.shard_count > 1);
     stored = current.sweeps.back();
   });
-  journal.remove();
 
   std::printf("wrote %s: sweep of %s (%s), %zu of %zu runs, shard %d/%d, %zu prompts, T=%.2f, %d repeats\n", a.out.c_str(), family.c_str(),
               info.lossless ? "lossless: the fastest run is chosen" : "lossy: the fastest run within the drift bounds is chosen",
