@@ -52,9 +52,22 @@ void DraftingGuard::observe(const std::string& mix, double tokens, double ms, in
   if (++m.steps >= options_.window_steps) close_window(m);
 }
 
-bool DraftingGuard::recovery_matters(const Mix& m) const {
-  if (m.soon.steps < options_.recovery_samples || m.late.steps < options_.recovery_samples || m.soon.tokens <= 0) return true;
+std::optional<bool> DraftingGuard::recovery_shown(const Mix& m) const {
+  if (m.soon.steps < options_.recovery_samples || m.late.steps < options_.recovery_samples || m.soon.tokens <= 0) return std::nullopt;
   return m.late.tokens / m.late.ms > (1 + options_.recovery_margin) * m.soon.tokens / m.soon.ms;
+}
+
+bool DraftingGuard::recovery_matters(const Mix& m) const {
+  if (const std::optional<bool> own = recovery_shown(m)) return *own;
+  // Not known for this mix yet: the cache is the machine's, so the mixes that know speak for it.
+  // Any of them slowed, or none knows: hold.
+  bool known = false;
+  for (const auto& [name, other] : mixes_)
+    if (const std::optional<bool> shown = recovery_shown(other)) {
+      if (*shown) return true;
+      known = true;
+    }
+  return !known;
 }
 
 double DraftingGuard::rate(const std::string& mix, int32_t arm) const {

@@ -46,7 +46,10 @@
 // of their steps in plain decoding, which lost to drafting. Where the target does not slow after a
 // draft model (the AVX512-BF16 EPYC, whose large target is not cached: sd's 2-row plain forwards
 // 2.73 ms 1-4 steps after one, 2.79 from 33 on), holding costs half of every exploration for
-// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters).
+// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters);
+// a mix that has too few of them yet follows the mixes that know (the cache is the machine's:
+// held until one knows, and while any shows a slowdown), so that only the server's first mixes
+// pay for learning it.
 // Each arm behind still gets a window now and then, so that it can win back (the
 // costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
@@ -55,6 +58,7 @@
 // unguarded throughput, and the first look alone nothing measurable.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace specd::serve {
@@ -70,7 +74,8 @@ class DraftingGuard {
     int32_t recover_steps = 32;         // target forwards after a draft model ran that are no off arm's evidence
     // Holding back stops while the machine shows no recovery: once a mix's plain steps within
     // recover_steps of a draft model delivered tokens per ms within `recovery_margin` of its later
-    // ones (or more), each kind over at least `recovery_samples` steps.
+    // ones (or more), each kind over at least `recovery_samples` steps; until a mix has that many,
+    // the other mixes' verdicts.
     double recovery_margin = 0.03;
     int32_t recovery_samples = 16;
   };
@@ -125,7 +130,11 @@ class DraftingGuard {
       int64_t steps = 0;
     } soon, late;
   };
-  // Whether this mix's steps still wait for the target's recovery: unknown, or seen to matter.
+  // Whether this mix's plain steps showed the target slower while it recovers (nullopt: too few
+  // of them yet).
+  std::optional<bool> recovery_shown(const Mix& mix) const;
+  // Whether this mix's steps still wait for the target's recovery: seen to matter in its own
+  // steps or, before it has enough of them, in another mix's, or unknown in every mix.
   bool recovery_matters(const Mix& mix) const;
   // Arm a's lead over arm b in standard errors of the difference of their means; an arm with one
   // window borrows the other's spread; 0 while no spread is known.

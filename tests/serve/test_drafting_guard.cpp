@@ -227,6 +227,47 @@ TEST_CASE("drafting guard: a mix stops holding its off arm back once its plain s
   CHECK(slowing.back() == 6 + kWindow);
 }
 
+TEST_CASE("drafting guard: a mix that has not seen enough plain steps yet follows the mixes that have") {
+  // As above, for one mix after another on one guard: the steps of each of the plain arm's windows.
+  // Two steps of each kind make a verdict here, so that a first look of two windows without holds
+  // (since a draft model: 1-6 while recovering, 7-8 after) gives the mix its own, as the server's
+  // 24-step windows give 32 and 16 of 16.
+  DraftingGuard::Options options{kWindow, 2, 2, 0.75, 2.0, 0, 6, 0.03, 2};
+  auto plain_window_steps = [](DraftingGuard& guard, const std::string& mix, double soon_ms, double late_ms) {
+    std::vector<int> windows;
+    int since = 0, run = 0;
+    for (int s = 0; s < 4000; ++s) {
+      const bool drafts = guard.drafting(mix);
+      if (!drafts) ++run;
+      if (drafts && run > 0) windows.push_back(run), run = 0;
+      since = drafts ? 0 : since + 1;
+      guard.forward(drafts);
+      guard.observe(mix, drafts ? 20 : 10, drafts ? 10 : (since <= 6 ? soon_ms : late_ms));
+    }
+    return windows;
+  };
+  SECTION("a flat target: the second mix's first look holds nothing") {
+    DraftingGuard guard(options);
+    REQUIRE(plain_window_steps(guard, "sd", 10, 10).front() == 2 * (6 + kWindow) - 6);
+    const std::vector<int> second = plain_window_steps(guard, "sd,sd", 10, 10);
+    CHECK(second.front() == 2 * kWindow);
+    CHECK(second.back() == kWindow);
+  }
+  SECTION("a target slower while it recovers: the second mix holds from its first window") {
+    DraftingGuard guard(options);
+    plain_window_steps(guard, "sd", 12, 10);
+    const std::vector<int> second = plain_window_steps(guard, "sd,sd", 12, 10);
+    CHECK(second.front() == 2 * (6 + kWindow) - 6);
+    CHECK(second.back() == 6 + kWindow);
+  }
+  SECTION("one mix that shows the slowdown outweighs those that do not") {
+    DraftingGuard guard(options);
+    plain_window_steps(guard, "sd", 10, 10);
+    plain_window_steps(guard, "sd,sd", 12, 10);
+    CHECK(plain_window_steps(guard, "sd,sd,sd", 10, 10).front() == 2 * (6 + kWindow) - 6);
+  }
+}
+
 TEST_CASE("drafting guard: the further behind plain decoding is, the rarer its windows") {
   // Drafting delivers 1.5x, windows scatter a little: plain is many standard errors behind, so
   // after its first lost exploration its next one waits the longest gap. Doubling the gap alone
