@@ -19,6 +19,7 @@ generator's last cell: 8 clients x 8 requests x 64 tokens = 4096), by kind: wher
 time went, per method, summed over its runs.
   scripts/step_log_summary.py FILE [--last-tokens N]"""
 import bisect
+import math
 import statistics
 import sys
 from collections import defaultdict
@@ -39,7 +40,7 @@ try:
                 sys.exit(f"{path}:{number}: expected {len(header)} tab-separated fields, found {len(fields)}")
             requests = [r.split(":") for r in fields[9].split()]
             steps.append({
-                "time_s": float(fields[0]), "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
+                "time_s": float(fields[0]), "mix": fields[1], "arm": fields[2], "rows": int(fields[3]), "prefill": fields[4] == "1", "tokens": int(fields[5]),
                 "draft_ms": float(fields[6]), "forward_ms": float(fields[7]), "step_ms": float(fields[8]),
                 "methods": ",".join(sorted(r[0] for r in requests)), "batch": len(requests), "model": any(r[3] == "1" for r in requests),
                 "plain": all(r[1] == "1" for r in requests),
@@ -63,6 +64,35 @@ for (methods, arm), group in sorted(groups.items()):
         print(f"| {methods} | {arm} | {len(group)} | {statistics.mean(s['rows'] for s in group):.2f} | {tokens / len(group):.2f} | "
               f"{statistics.mean(s['forward_ms'] for s in group):.2f} | {statistics.mean(s['step_ms'] for s in group):.2f} | "
               f"{tokens / sum(s['step_ms'] for s in group):.3f} |")
+
+print()
+print("The drafting guard's plain arm: tokens per ms of step time within 32 target forwards of a draft model's last turn (any")
+print("batch's) and after, per mix with 16 steps of each; pooled as the guard pools them (late over soon in logs, weighted by")
+print("1 / (1/soon + 1/late)): over 1.03, the target slows after a draft model and off arms wait for it to recover")
+print("| mix | soon steps | soon tokens/ms | late steps | late tokens/ms | late / soon |")
+print("|---|---:|---:|---:|---:|---:|")
+pace = defaultdict(lambda: {"soon": [0, 0.0, 0], "late": [0, 0.0, 0]})  # tokens, ms, steps
+since = None
+for s in steps:
+    since = 0 if s["model"] else (None if since is None else since + 1)
+    if s["prefill"] or s["arm"] != "plain" or s["mix"] == "-":
+        continue
+    kind = pace[s["mix"]]["soon" if since is not None and since <= 32 else "late"]
+    kind[0] += s["tokens"]
+    kind[1] += s["step_ms"]
+    kind[2] += 1
+log_sum = weight = 0.0
+for mix, kinds in sorted(pace.items(), key=lambda kv: (kv[0].split(",")[0], kv[0].count(","))):
+    soon, late = kinds["soon"], kinds["late"]
+    if soon[2] < 16 or late[2] < 16 or soon[0] == 0 or late[0] == 0:
+        continue
+    ratio = (late[0] / late[1]) / (soon[0] / soon[1])
+    w = 1 / (1 / soon[2] + 1 / late[2])
+    log_sum += w * math.log(ratio)
+    weight += w
+    print(f"| {mix} | {soon[2]} | {soon[0] / soon[1]:.3f} | {late[2]} | {late[0] / late[1]:.3f} | {ratio:.3f} |")
+if weight:
+    print(f"| pooled | | | | | {math.exp(log_sum / weight):.3f} |")
 
 print()
 print("Plain steps' target forward, ms, by steps since a draft model last ran in the batch (3 steps around a prefill left out)")

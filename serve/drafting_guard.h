@@ -46,10 +46,9 @@
 // of their steps in plain decoding, which lost to drafting. Where the target does not slow after a
 // draft model (the AVX512-BF16 EPYC, whose large target is not cached: sd's 2-row plain forwards
 // 2.73 ms 1-4 steps after one, 2.79 from 33 on), holding costs half of every exploration for
-// nothing, so a mix stops holding once its own plain steps show no recovery (recovery_matters);
-// a mix that has too few of them yet follows the mixes that know (the cache is the machine's:
-// held until one knows, and while any shows a slowdown), so that only the server's first mixes
-// pay for learning it.
+// nothing, so the guard stops holding once the mixes' plain steps show no recovery
+// (recovery_matters: pooled over the mixes, since the cache is the machine's, so that only the
+// server's first mixes pay for learning it, and one mix's scatter does not decide).
 // Each arm behind still gets a window now and then, so that it can win back (the
 // costs move as the machine's load does): every `min_gap` windows at first, then, each time it
 // loses again, twice as far apart or as far as its deficit asks (min_gap * (t / z)^2 for a deficit
@@ -58,7 +57,6 @@
 // unguarded throughput, and the first look alone nothing measurable.
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 
 namespace specd::serve {
@@ -72,10 +70,9 @@ class DraftingGuard {
     double z = 2.0;                     // standard errors the off arm must lead by to be applied
     int32_t settle_steps = 6;           // steps after a mix's drafting resumes that are not evidence
     int32_t recover_steps = 32;         // target forwards after a draft model ran that are no off arm's evidence
-    // Holding back stops while the machine shows no recovery: once a mix's plain steps within
-    // recover_steps of a draft model delivered tokens per ms within `recovery_margin` of its later
-    // ones (or more), each kind over at least `recovery_samples` steps; until a mix has that many,
-    // the other mixes' verdicts.
+    // Holding back stops while the machine shows no recovery: once the plain steps within
+    // recover_steps of a draft model delivered tokens per ms within `recovery_margin` of the later
+    // ones (or more), pooled over the mixes with at least `recovery_samples` steps of each kind.
     double recovery_margin = 0.03;
     int32_t recovery_samples = 16;
   };
@@ -130,12 +127,10 @@ class DraftingGuard {
       int64_t steps = 0;
     } soon, late;
   };
-  // Whether this mix's plain steps showed the target slower while it recovers (nullopt: too few
-  // of them yet).
-  std::optional<bool> recovery_shown(const Mix& mix) const;
-  // Whether this mix's steps still wait for the target's recovery: seen to matter in its own
-  // steps or, before it has enough of them, in another mix's, or unknown in every mix.
-  bool recovery_matters(const Mix& mix) const;
+  // Whether off arms still wait for the target's recovery: no mix has recovery_samples plain
+  // steps of each kind yet, or their pace ratios (late over soon, pooled in logs, each weighted by
+  // 1 / (1/soon + 1/late) steps) show the target slower while it recovers by over recovery_margin.
+  bool recovery_matters() const;
   // Arm a's lead over arm b in standard errors of the difference of their means; an arm with one
   // window borrows the other's spread; 0 while no spread is known.
   static double lead(const Arm& a, const Arm& b);

@@ -227,7 +227,7 @@ TEST_CASE("drafting guard: a mix stops holding its off arm back once its plain s
   CHECK(slowing.back() == 6 + kWindow);
 }
 
-TEST_CASE("drafting guard: a mix that has not seen enough plain steps yet follows the mixes that have") {
+TEST_CASE("drafting guard: whether the target slows after a draft model is pooled over the mixes") {
   // As above, for one mix after another on one guard: the steps of each of the plain arm's windows.
   // Two steps of each kind make a verdict here, so that a first look of two windows without holds
   // (since a draft model: 1-6 while recovering, 7-8 after) gives the mix its own, as the server's
@@ -260,11 +260,18 @@ TEST_CASE("drafting guard: a mix that has not seen enough plain steps yet follow
     CHECK(second.front() == 2 * (6 + kWindow) - 6);
     CHECK(second.back() == 6 + kWindow);
   }
-  SECTION("one mix that shows the slowdown outweighs those that do not") {
+  SECTION("the mixes' evidence is pooled: one mix's 5% is not the machine's") {
     DraftingGuard guard(options);
     plain_window_steps(guard, "sd", 10, 10);
-    plain_window_steps(guard, "sd,sd", 12, 10);
-    CHECK(plain_window_steps(guard, "sd,sd,sd", 10, 10).front() == 2 * (6 + kWindow) - 6);
+    plain_window_steps(guard, "sd,sd", 10, 10);
+    plain_window_steps(guard, "sd,sd,sd", 10.5, 10);
+    CHECK(plain_window_steps(guard, "sd,sd,sd,sd", 10, 10).front() == 2 * kWindow);
+  }
+  SECTION("pooled, a slowdown in every mix still holds") {
+    DraftingGuard guard(options);
+    plain_window_steps(guard, "sd", 10.5, 10);
+    plain_window_steps(guard, "sd,sd", 10.5, 10);
+    CHECK(plain_window_steps(guard, "sd,sd,sd", 10.5, 10).front() == 2 * (6 + kWindow) - 6);
   }
 }
 
