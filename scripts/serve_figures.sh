@@ -3,8 +3,12 @@
 # and scripts/serve_load.js at 1, 2, 4 and 8 concurrent clients for AR, sd (the lossless method
 # with a draft model), sam (the fastest lossless method on this pair: its corpus, and the draft
 # model's tree when retrieval finds nothing) and CSD (calibrated, lossy), each method asked for per
-# request. Greedy, 64 new tokens, the qa workload's prompts, ROUNDS rounds in which the methods
-# take turns (a busy spell of the shared machine hits them alike); scripts/lib/serve_summary.js
+# request. Greedy, 64 new tokens, the qa workload's prompts, ROUNDS rounds; in each, every
+# concurrency in turn, and at each the methods one after another, each round starting from the
+# next method (a concurrency's cells of the methods run seconds apart, no method always first: the
+# shared machine's speed swings by a third from one few-second cell to the next, and with each
+# method's four concurrencies run together, AR always first, a round's paired cells were tens of
+# seconds apart); scripts/lib/serve_summary.js
 # makes the table (whether a method is slower than AR under load is decided by its interval over
 # the rounds, not by one round), with the server's fitted step cost (ms fixed + ms per verified
 # row, its /metrics) after each run: how dear verifying a draft was on this machine. GUARD_AB=1
@@ -52,22 +56,27 @@ if [ "$guard_ab" = 1 ]; then  # idle, a server's decoding thread waits: the two 
   server2=$!
   wait_for_server "$log2" $server2
 fi
-# One run of a method against one server; the second server's runs are labelled METHOD-unguarded.
+# One run of a method at one concurrency against one server; the second server's runs are
+# labelled METHOD-unguarded.
 load() {
   local lossy=(); [ "$2" = csd ] && lossy=(--allow-lossy)
-  node scripts/serve_load.js --url "http://127.0.0.1:$1" --prompts data/workloads/qa.jsonl --clients "$clients" \
-    --requests "$requests" --max-tokens 64 --method "$2" "${lossy[@]}" ${3:+--label "$2$3"} | grep '^{' >> "$raw"
+  node scripts/serve_load.js --url "http://127.0.0.1:$1" --prompts data/workloads/qa.jsonl --clients "$3" \
+    --requests "$requests" --max-tokens 64 --method "$2" "${lossy[@]}" ${4:+--label "$2$4"} | grep '^{' >> "$raw"
 }
+read -r -a method_list <<< "$methods"
 for round in $(seq 1 "$rounds"); do
   echo "serve_figures: round $round of $rounds" >&2
-  for method in $methods; do
-    if [ "$guard_ab" != 1 ]; then
-      load "$port" "$method"
-    elif [ $((round % 2)) = 1 ]; then  # the servers take turns going first: a run right after another is not favoured
-      load "$port" "$method"; load $((port + 1)) "$method" -unguarded
-    else
-      load $((port + 1)) "$method" -unguarded; load "$port" "$method"
-    fi
+  for c in ${clients//,/ }; do
+    for i in "${!method_list[@]}"; do
+      method=${method_list[$(( (i + round - 1) % ${#method_list[@]} ))]}
+      if [ "$guard_ab" != 1 ]; then
+        load "$port" "$method" "$c"
+      elif [ $((round % 2)) = 1 ]; then  # the servers take turns going first: a run right after another is not favoured
+        load "$port" "$method" "$c"; load $((port + 1)) "$method" "$c" -unguarded
+      else
+        load $((port + 1)) "$method" "$c" -unguarded; load "$port" "$method" "$c"
+      fi
+    done
   done
 done
 keep_runs=1

@@ -15,8 +15,10 @@ forward leaves the target's next ones slower). Where the log has the batch plann
 (its last four columns), the steps it sized, by whether a draft model ran: the time and tokens it
 expected against what they took. With --last-tokens N, for each run of one method (steps of its
 requests alone, up to the next method's), the steps that committed its last N tokens (a load
-generator's last cell: 8 clients x 8 requests x 64 tokens = 4096), by kind: where that cell's
-time went, per method, summed over its runs.
+generator's cell of 8 clients: 8 x 8 requests x 64 tokens = 4096), by kind: where that cell's
+time went, per method and the run's largest batch, summed over its runs; then the runs of the
+largest batch in order, each with its full-batch plain steps' median forward (the machine's speed
+from run to run).
   scripts/step_log_summary.py FILE [--last-tokens N]"""
 import bisect
 import math
@@ -185,8 +187,8 @@ if last_tokens:
     print()
     print(f"The last {last_tokens} tokens of each run of one method: its steps by kind, summed over the method's runs (wall: first step's start")
     print("to the last step's end; idle: wall not in any step; forward and drafting per step)")
-    print("| method | runs | wall ms | idle ms | kind | steps | requests/step | rows/step | forward ms | drafting ms | step ms | time ms | tokens | tokens/ms |")
-    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| method | largest batch | runs | wall ms | idle ms | kind | steps | requests/step | rows/step | forward ms | drafting ms | step ms | time ms | tokens | tokens/ms |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     runs, run = [], []
     for s in steps:
         if s["batch"] == 0 or len(set(s["methods"].split(","))) != 1:
@@ -199,6 +201,7 @@ if last_tokens:
         runs.append(run)
     kinds = ["prefill", "drafted", "plain, full batch", "plain, fewer"]
     cells = defaultdict(lambda: {"runs": 0, "wall": 0.0, "busy": 0.0, "kinds": defaultdict(list)})
+    in_order = []  # each run's method and its full-batch plain steps' median forward
     for run in runs:
         committed, first = 0, len(run)
         while first > 0 and committed < last_tokens:
@@ -206,18 +209,27 @@ if last_tokens:
             committed += run[first]["tokens"]
         part = run[first:]
         full = max(s["batch"] for s in part)
-        cell = cells[part[0]["methods"].split(",")[0]]
+        cell = cells[(part[0]["methods"].split(",")[0], full)]
         cell["runs"] += 1
         cell["wall"] += (part[-1]["time_s"] - part[0]["time_s"]) * 1000 + part[-1]["step_ms"]
         for s in part:
             cell["busy"] += s["step_ms"]
             kind = 0 if s["prefill"] else 1 if s["draft_ms"] > 0 else 2 if s["batch"] == full else 3
             cell["kinds"][kind].append(s)
-    for method, cell in sorted(cells.items()):
+        plain = [s["forward_ms"] for s in part if not s["prefill"] and s["draft_ms"] == 0 and s["batch"] == full]
+        in_order.append((full, f"{part[0]['methods'].split(',')[0]} {statistics.median(plain):.2f}" if plain else f"{part[0]['methods'].split(',')[0]} -"))
+    for (method, full), cell in sorted(cells.items()):
         for kind, group in sorted(cell["kinds"].items()):
             ms = sum(s["step_ms"] for s in group)
             tokens = sum(s["tokens"] for s in group)
-            print(f"| {method} | {cell['runs']} | {cell['wall']:.0f} | {cell['wall'] - cell['busy']:.0f} | {kinds[kind]} | {len(group)} | "
+            print(f"| {method} | {full} | {cell['runs']} | {cell['wall']:.0f} | {cell['wall'] - cell['busy']:.0f} | {kinds[kind]} | {len(group)} | "
                   f"{statistics.mean(s['batch'] for s in group):.1f} | {statistics.mean(s['rows'] for s in group):.1f} | "
                   f"{statistics.mean(s['forward_ms'] for s in group):.2f} | {statistics.mean(s['draft_ms'] for s in group):.2f} | "
                   f"{ms / len(group):.2f} | {ms:.0f} | {tokens} | {tokens / ms:.3f} |")
+    print()
+    largest = max(full for full, _ in in_order)
+    in_order = [text for full, text in in_order if full == largest]
+    print(f"The runs of {largest} requests in the order they ran: the method and the median forward (ms) of its full-batch steps")
+    print("with no draft model (retrieved rows included): how the machine's speed moved from run to run")
+    for i in range(0, len(in_order), 8):
+        print(", ".join(in_order[i:i + 8]))
