@@ -211,7 +211,8 @@ if last_tokens:
         full = max(s["batch"] for s in part)
         cell = cells[(part[0]["methods"].split(",")[0], full)]
         cell["runs"] += 1
-        cell["wall"] += (part[-1]["time_s"] - part[0]["time_s"]) * 1000 + part[-1]["step_ms"]
+        # a step is logged as it ends: from the first step's start to the last one's end
+        cell["wall"] += (part[-1]["time_s"] - part[0]["time_s"]) * 1000 + part[0]["step_ms"]
         for s in part:
             cell["busy"] += s["step_ms"]
             kind = 0 if s["prefill"] else 1 if s["draft_ms"] > 0 else 2 if s["batch"] == full else 3
