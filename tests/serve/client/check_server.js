@@ -107,6 +107,8 @@ async function main() {
                                     '--max-tokens', '64', '--api-key', KEY]);
   const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 });
   let successes = 0;
+  const sdSeen = { drafts: 0, accepted: 0 };  // what the sd answers below reported
+  const seeSd = (spec) => { sdSeen.drafts += spec.num_drafts; sdSeen.accepted += spec.accepted_tokens; };
   try {
     // Models and health.
     const models = await client.models.list();
@@ -134,6 +136,7 @@ async function main() {
         const r = await client.completions.create(body);
         successes++;
         const spec = r.speculative;
+        if (method === 'sd' && spec) seeSd(spec);
         check(`completion ${method || 'default'} #${i} equals specd generate`, r.choices[0].text === expected[i],
               JSON.stringify([r.choices[0].text, expected[i]]));
         check(`completion ${method || 'default'} #${i} carries its speculative metrics`,
@@ -157,6 +160,7 @@ async function main() {
         }
       }
       successes++;
+      if (last && last.speculative) seeSd(last.speculative);
       check('streamed completion equals specd generate', text === expected[0], JSON.stringify([text, expected[0]]));
       check('the last streamed chunk has the finish reason, usage and metrics',
             last && last.choices[0].finish_reason === 'length' && last.speculative && last.speculative.method === 'sd' &&
@@ -171,6 +175,7 @@ async function main() {
       const messages = [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: question }];
       const r = await client.chat.completions.create({ messages, max_tokens: 20, temperature: 0, speculative: { method: 'sd' } });
       successes++;
+      if (r.speculative) seeSd(r.speculative);
       check('chat completion equals specd generate --chat', r.choices[0].message.content === want &&
             r.choices[0].message.role === 'assistant', JSON.stringify([r.choices[0].message, want]));
       const stream = await client.chat.completions.create({ messages, max_tokens: 20, temperature: 0, stream: true });
@@ -316,10 +321,17 @@ async function main() {
       const m = await metrics(server.url);
       const finished = m.value('specd:request_success_total');
       check('/metrics parses and counts every finished request', finished === successes, `${finished} vs ${successes}`);
-      check('/metrics counts sd drafts and accepted tokens',
-            m.value('specd:spec_decode_num_drafts_total', { method: 'sd' }) > 0 &&
-                m.value('specd:spec_decode_num_accepted_tokens_total', { method: 'sd' }) > 0 &&
-                m.value('specd:spec_decode_num_accepted_tokens_per_pos_total', { method: 'sd', position: '0' }) > 0);
+      // Whether sd drafts at all is the batch planner's choice on this cache-resident target (under
+      // ctest -j2 it once drafted nothing in the whole run), so the counters are held to what the sd
+      // answers above reported (the load's sd requests add to them): at least that, and above 0
+      // wherever an answer drafted.
+      const drafts = m.value('specd:spec_decode_num_drafts_total', { method: 'sd' });
+      const accepted = m.value('specd:spec_decode_num_accepted_tokens_total', { method: 'sd' });
+      const atFirst = m.value('specd:spec_decode_num_accepted_tokens_per_pos_total', { method: 'sd', position: '0' });
+      check('/metrics counts sd drafts and accepted tokens, at least as many as the answers reported',
+            drafts >= sdSeen.drafts && accepted >= sdSeen.accepted && (sdSeen.accepted === 0 || atFirst > 0) &&
+                (sdSeen.drafts === 0 || drafts > 0),
+            JSON.stringify([sdSeen, drafts, accepted, atFirst]));
       const latency = m.families.find((f) => f.name === 'specd:e2e_request_latency_seconds');
       check('/metrics has the latency histogram and the queue gauges',
             latency && latency.type === 'HISTOGRAM' && Number(latency.metrics[0].count) === successes &&
